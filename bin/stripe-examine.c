@@ -1,0 +1,536 @@
+/* stripe-examine: show each member's md superblock under mdadm --examine's
+ * names, then the array they assemble into. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "array.h"
+#include "badblocks.h"
+#include "bitmap.h"
+#include "cli.h"
+#include "json.h"
+
+#define TOOL "stripe-examine"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " TOOL " [options] MEMBER...\n"
+		"\n"
+		"Show the md superblock of each MEMBER (block device or image file) with the\n"
+		"field names of mdadm --examine, its internal bitmap and bad-block log, then\n"
+		"the array the members assemble into: level, layout, chunk, size, state, who\n"
+		"holds each role and why any member is left out. Nothing is written.\n"
+		"\n"
+		"Options:\n"
+		"      --json              one JSON document (see stripe-examine(1))\n"
+		"      --export            STRIPE_KEY=value lines of the assembled array, for eval\n"
+		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
+		"  -q, --quiet             only the assembled array\n"
+		"  -v, --verbose           also list bad-block ranges\n"
+		"  -h, --help              show this help and exit\n"
+		"  -V, --version           show the version and exit\n"
+		"\n"
+		"Exit status: 0 the array is whole, 1 it is degraded or failed or members\n"
+		"were left out, 2 a member could not be read or the array cannot be formed.\n");
+}
+
+struct member_extra {
+	int has_bitmap;              /* 1 read, 0 none, -1 unreadable */
+	struct md_bitmap bitmap;
+	int has_bblog;
+	struct badblocks bblog;
+	char bitmap_err[512], bblog_err[512];
+};
+
+static void human_size(uint64_t bytes, char *buf, size_t len)
+{
+	/* mdadm's style: MiB and MB with two decimals, GiB/GB from 2 GiB. */
+	if (bytes < 5000 * 1024ULL) {
+		buf[0] = 0;
+	} else if (bytes < (2ULL << 30)) {
+		uint64_t mib = (bytes * 200 / (1 << 20) + 1) / 2, mb = (bytes / 5000 + 1) / 2;
+
+		snprintf(buf, len, " (%llu.%02llu MiB %llu.%02llu MB)", (unsigned long long)(mib / 100),
+			 (unsigned long long)(mib % 100), (unsigned long long)(mb / 100), (unsigned long long)(mb % 100));
+	} else {
+		uint64_t gib = (bytes / ((1ULL << 30) / 200) + 1) / 2, gb = (bytes / 5000000 + 1) / 2;
+
+		snprintf(buf, len, " (%llu.%02llu GiB %llu.%02llu GB)", (unsigned long long)(gib / 100),
+			 (unsigned long long)(gib % 100), (unsigned long long)(gb / 100), (unsigned long long)(gb % 100));
+	}
+}
+
+static const char *name_or(const char *name, const char *fallback)
+{
+	return name ? name : fallback;
+}
+
+static const char *time_str(uint64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!localtime_r(&tt, &tm) || !strftime(buf, len, "%a %b %e %H:%M:%S %Y", &tm))
+		snprintf(buf, len, "%llu", (unsigned long long)t);
+	return buf;
+}
+
+static void chunk_str(uint32_t sectors, char *buf, size_t len)
+{
+	snprintf(buf, len, "%uK", sectors / 2);
+}
+
+static const char *layout_str(const struct md_super *s, char *buf, int len)
+{
+	const char *n = layout_name(s->level, s->layout, buf, len);
+
+	if (n)
+		return n;
+	snprintf(buf, (size_t)len, "%d", s->layout);
+	return buf;
+}
+
+/* The array's view of each role: 'A' held, 'R' replacing, '.' missing. */
+static void array_state_str(const struct md_super *s, char *buf, size_t len)
+{
+	int r, k, n = s->raid_disks;
+	size_t i = 0;
+
+	for (r = 0; r < n && i + 1 < len; r++) {
+		char c = '.';
+
+		for (k = 0; k < (s->major == 1 ? (int)s->raw.v1.max_dev : SB0_DISKS); k++)
+			if (super_role_of(s, k) == r)
+				c = 'A';
+		buf[i++] = c;
+	}
+	buf[i] = 0;
+}
+
+static void role_str(const struct md_super *s, char *buf, size_t len)
+{
+	if (s->role >= 0)
+		snprintf(buf, len, "Active device %d", s->role);
+	else
+		snprintf(buf, len, "%s", s->role == ROLE_FAULTY ? "faulty" : s->role == ROLE_JOURNAL ? "Journal" : "spare");
+}
+
+static uint64_t member_array_bytes(const struct md_super *s)
+{
+	uint64_t sizes[ST_MAX_DISKS];
+	struct geometry g;
+	int i;
+
+	for (i = 0; i < s->raid_disks && i < ST_MAX_DISKS; i++)
+		sizes[i] = s->data_size;
+	if (geometry_init(&g, s->level, s->level == 0 ? 1 : s->layout, s->raid_disks,
+			  s->chunk_sectors, s->size, sizes, NULL) < 0)
+		return 0;
+	return g.array_sectors * 512;
+}
+
+static void load_extra(struct member *m, struct member_extra *x)
+{
+	struct diag d;
+
+	memset(x, 0, sizeof(*x));
+	if (!m->has_sb)
+		return;
+	x->has_bitmap = bitmap_read(&m->dev, &m->sb, &x->bitmap, &d);
+	if (x->has_bitmap < 0)
+		snprintf(x->bitmap_err, sizeof(x->bitmap_err), "%s", d.msg);
+	x->has_bblog = badblocks_read(&m->dev, &m->sb, &x->bblog, &d);
+	if (x->has_bblog < 0)
+		snprintf(x->bblog_err, sizeof(x->bblog_err), "%s", d.msg);
+	x->has_bitmap = x->has_bitmap == 0 ? 1 : x->has_bitmap < 0 ? -1 : 0;
+	x->has_bblog = x->has_bblog == 0 ? 1 : x->has_bblog < 0 ? -1 : 0;
+}
+
+#define FIELD(name, ...) do { printf("%15s : ", name); printf(__VA_ARGS__); printf("\n"); } while (0)
+
+static void print_bitmap_text(const struct member_extra *x, const struct md_super *s)
+{
+	if (x->has_bitmap < 0) {
+		FIELD("Internal Bitmap", "unreadable: %s", x->bitmap_err);
+		return;
+	}
+	if (!x->has_bitmap)
+		return;
+	FIELD("Internal Bitmap", "%d sectors from superblock", s->bitmap_offset);
+	FIELD("Bitmap Version", "%u", x->bitmap.version);
+	FIELD("Bitmap Events", "%llu (cleared %llu)", (unsigned long long)x->bitmap.events,
+	      (unsigned long long)x->bitmap.events_cleared);
+	FIELD("Bitmap Chunk", "%u KiB", x->bitmap.chunksize / 1024);
+	FIELD("Sync Size", "%llu KiB", (unsigned long long)x->bitmap.sync_size / 2);
+	FIELD("Bitmap", "%llu bits (chunks), %llu dirty (%.1f%%)", (unsigned long long)x->bitmap.bits,
+	      (unsigned long long)x->bitmap.dirty,
+	      x->bitmap.bits ? 100.0 * (double)x->bitmap.dirty / (double)x->bitmap.bits : 0.0);
+	FIELD("Bitmap State", "%s%s", x->bitmap.state & BITMAP_STALE ? "stale" : "ok",
+	      x->bitmap.state & BITMAP_WRITE_ERROR ? ", write error" : "");
+}
+
+static void print_member_text(const struct member *m, const struct member_extra *x, int verbose)
+{
+	const struct md_super *s = &m->sb;
+	char b1[64], b2[64], u[36];
+	int i;
+
+	printf("%s:\n", m->path);
+	if (!m->has_sb) {
+		printf("%15s : %s\n", "Error", m->reason);
+		return;
+	}
+	FIELD("Magic", "a92b4efc");
+	FIELD("Version", "%s", super_version(s, b1, sizeof(b1)));
+	if (s->major == 1)
+		FIELD("Feature Map", "0x%x", s->feature_map);
+	super_uuid_str(s->uuid, u);
+	FIELD("Array UUID", "%s", u);
+	if (s->major == 1)
+		FIELD("Name", "%s", s->name);
+	FIELD("Creation Time", "%s", time_str(s->ctime, b1, sizeof(b1)));
+	FIELD("Raid Level", "%s", level_name(s->level));
+	FIELD("Raid Devices", "%d", s->raid_disks);
+	printf("\n");
+	human_size(s->data_size * 512, b1, sizeof(b1));
+	FIELD("Avail Dev Size", "%llu sectors%s", (unsigned long long)s->data_size, b1);
+	human_size(member_array_bytes(s), b1, sizeof(b1));
+	FIELD("Array Size", "%llu KiB%s", (unsigned long long)member_array_bytes(s) / 1024, b1);
+	if (s->size && s->size != s->data_size) {
+		human_size(s->size * 512, b1, sizeof(b1));
+		FIELD("Used Dev Size", "%llu sectors%s", (unsigned long long)s->size, b1);
+	}
+	FIELD("Data Offset", "%llu sectors", (unsigned long long)s->data_offset);
+	FIELD("Super Offset", "%llu sectors", (unsigned long long)s->sb_sector);
+	if (s->feature_map & SB1_FEAT_RECOVERY_OFFSET && s->major == 1)
+		FIELD("Recovery Offset", "%llu sectors", (unsigned long long)s->recovery_offset);
+	if (s->resync_offset != MD_MAX_SECTOR && s->level != 0)
+		FIELD("Resync Offset", "%llu sectors", (unsigned long long)s->resync_offset);
+	FIELD("State", "%s", s->resync_offset == MD_MAX_SECTOR ? "clean" : "active");
+	if (s->major == 1) {
+		super_uuid_str(s->device_uuid, u);
+		FIELD("Device UUID", "%s", u);
+	}
+	printf("\n");
+	print_bitmap_text(x, s);
+	FIELD("Update Time", "%s", time_str(s->utime, b1, sizeof(b1)));
+	if (x->has_bblog > 0)
+		FIELD("Bad Block Log", "%d entries available at offset %d sectors%s", x->bblog.capacity,
+		      (int32_t)s->raw.v1.bblog_offset, x->bblog.count ? " - bad blocks present." : "");
+	else if (x->has_bblog < 0)
+		FIELD("Bad Block Log", "unreadable: %s", x->bblog_err);
+	if (s->csum_stored == s->csum_computed)
+		FIELD("Checksum", "%x - correct", s->csum_stored);
+	else
+		FIELD("Checksum", "%x - expected %x", s->csum_stored, s->csum_computed);
+	FIELD("Events", "%llu", (unsigned long long)s->events);
+	printf("\n");
+	if (s->level == 5 || s->level == 6 || s->level == 10)
+		FIELD("Layout", "%s", layout_str(s, b1, sizeof(b1)));
+	if (s->level != 1 && s->chunk_sectors) {
+		chunk_str(s->chunk_sectors, b1, sizeof(b1));
+		FIELD("Chunk Size", "%s", b1);
+	}
+	printf("\n");
+	role_str(s, b1, sizeof(b1));
+	FIELD("Device Role", "%s", b1);
+	array_state_str(s, b2, sizeof(b2));
+	FIELD("Array State", "%s ('A' == active, '.' == missing, 'R' == replacing)", b2);
+	for (i = 0; verbose && x->has_bblog > 0 && i < x->bblog.count; i++)
+		printf("%15s   %llu for %llu sectors\n", i ? "" : "Bad Blocks",
+		       (unsigned long long)x->bblog.ranges[i].start, (unsigned long long)x->bblog.ranges[i].len);
+}
+
+static void print_array_text(const struct array *a)
+{
+	const struct md_super *s = a->ref;
+	char b1[64], u[36];
+	int i;
+
+	super_uuid_str(s->uuid, u);
+	printf("Array %s:\n", u);
+	FIELD("Raid Level", "%s", level_name(s->level));
+	if (s->level == 5 || s->level == 6 || s->level == 10 || (s->level == 0 && a->geo.nzones > 1))
+		FIELD("Layout", "%s", name_or(layout_name(s->level, a->geo.layout, b1, sizeof(b1)), "-unknown-"));
+	if (s->level != 1) {
+		chunk_str(s->chunk_sectors, b1, sizeof(b1));
+		FIELD("Chunk Size", "%s", b1);
+	}
+	FIELD("Raid Devices", "%d", s->raid_disks);
+	human_size(a->geo.array_sectors * 512, b1, sizeof(b1));
+	FIELD("Array Size", "%llu KiB%s", (unsigned long long)a->geo.array_sectors / 2, b1);
+	FIELD("State", "%s%s", array_state_name(a->state), a->dirty ? ", needs resync" : "");
+	FIELD("Events", "%llu", (unsigned long long)a->events);
+	printf("\n");
+	for (i = 0; i < s->raid_disks; i++) {
+		snprintf(b1, sizeof(b1), "Role %d", i);
+		FIELD(b1, "%s", a->role[i] ? a->role[i]->path : "missing");
+	}
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->state != MEMBER_ACTIVE)
+			FIELD("Left out", "%s: %s", m->path, m->reason);
+	}
+}
+
+static void json_member(struct json *j, const struct member *m, const struct member_extra *x)
+{
+	const struct md_super *s = &m->sb;
+	char b[64], u[36];
+	int i;
+
+	json_object(j, NULL);
+	json_str(j, "path", m->path);
+	json_str(j, "state", member_state_name(m->state));
+	if (m->reason[0])
+		json_str(j, "reason", m->reason);
+	if (!m->has_sb) {
+		json_close(j);
+		return;
+	}
+	json_str(j, "magic", "a92b4efc");
+	json_str(j, "metadata", super_version(s, b, sizeof(b)));
+	json_uint(j, "feature_map", s->feature_map);
+	super_uuid_str(s->uuid, u);
+	json_str(j, "array_uuid", u);
+	json_str(j, "name", s->name);
+	json_uint(j, "creation_time_s", s->ctime);
+	json_uint(j, "update_time_s", s->utime);
+	json_str(j, "level", level_name(s->level));
+	json_int(j, "layout", s->layout);
+	json_str(j, "layout_name", layout_str(s, b, sizeof(b)));
+	json_uint(j, "chunk_size_bytes", (unsigned long long)s->chunk_sectors * 512);
+	json_int(j, "raid_devices", s->raid_disks);
+	json_uint(j, "avail_dev_size_sectors", s->data_size);
+	json_uint(j, "used_dev_size_sectors", s->size);
+	json_uint(j, "array_size_bytes", member_array_bytes(s));
+	json_uint(j, "data_offset_sectors", s->data_offset);
+	json_uint(j, "super_offset_sectors", s->sb_sector);
+	if (s->major == 1 && (s->feature_map & SB1_FEAT_RECOVERY_OFFSET))
+		json_uint(j, "recovery_offset_sectors", s->recovery_offset);
+	if (s->resync_offset == MD_MAX_SECTOR)
+		json_null(j, "resync_offset_sectors");
+	else
+		json_uint(j, "resync_offset_sectors", s->resync_offset);
+	json_str(j, "sb_state", s->resync_offset == MD_MAX_SECTOR ? "clean" : "active");
+	super_uuid_str(s->device_uuid, u);
+	json_str(j, "device_uuid", u);
+	json_int(j, "dev_number", s->dev_number);
+	if (s->role >= 0)
+		json_int(j, "role", s->role);
+	else
+		json_str(j, "role", s->role == ROLE_FAULTY ? "faulty" : s->role == ROLE_JOURNAL ? "journal" : "spare");
+	json_uint(j, "events", s->events);
+	json_object(j, "checksum");
+	json_uint(j, "stored", s->csum_stored);
+	json_uint(j, "computed", s->csum_computed);
+	json_bool(j, "correct", s->csum_stored == s->csum_computed);
+	json_close(j);
+	array_state_str(s, b, sizeof(b));
+	json_str(j, "array_state", b);
+	if (x->has_bitmap > 0) {
+		json_object(j, "bitmap");
+		json_uint(j, "offset_sectors", x->bitmap.sector);
+		json_uint(j, "version", x->bitmap.version);
+		json_uint(j, "events", x->bitmap.events);
+		json_uint(j, "events_cleared", x->bitmap.events_cleared);
+		json_uint(j, "chunk_bytes", x->bitmap.chunksize);
+		json_uint(j, "sync_size_sectors", x->bitmap.sync_size);
+		json_uint(j, "bits", x->bitmap.bits);
+		json_uint(j, "dirty_bits", x->bitmap.dirty);
+		json_uint(j, "state", x->bitmap.state);
+		json_close(j);
+	}
+	if (x->has_bblog > 0) {
+		json_object(j, "bad_block_log");
+		json_uint(j, "offset_sectors", x->bblog.sector);
+		json_int(j, "capacity", x->bblog.capacity);
+		json_array(j, "ranges");
+		for (i = 0; i < x->bblog.count; i++) {
+			json_object(j, NULL);
+			json_uint(j, "start_sectors", x->bblog.ranges[i].start);
+			json_uint(j, "length_sectors", x->bblog.ranges[i].len);
+			json_close(j);
+		}
+		json_close(j);
+		json_close(j);
+	}
+	json_close(j);
+}
+
+static void json_array_view(struct json *j, const struct array *a)
+{
+	const struct md_super *s = a->ref;
+	char b[64], u[36];
+	int i;
+
+	json_object(j, "array");
+	super_uuid_str(s->uuid, u);
+	json_str(j, "uuid", u);
+	json_str(j, "level", level_name(s->level));
+	json_int(j, "layout", a->geo.layout);
+	json_str(j, "layout_name", name_or(layout_name(s->level, a->geo.layout, b, sizeof(b)), ""));
+	json_uint(j, "chunk_size_bytes", (unsigned long long)s->chunk_sectors * 512);
+	json_int(j, "raid_devices", s->raid_disks);
+	json_uint(j, "size_bytes", a->geo.array_sectors * 512);
+	json_uint(j, "component_size_sectors", a->geo.dev_sectors);
+	json_str(j, "state", array_state_name(a->state));
+	json_bool(j, "needs_resync", a->dirty);
+	json_uint(j, "events", a->events);
+	json_array(j, "roles");
+	for (i = 0; i < s->raid_disks; i++) {
+		json_object(j, NULL);
+		json_int(j, "role", i);
+		if (a->role[i])
+			json_str(j, "path", a->role[i]->path);
+		else
+			json_null(j, "path");
+		json_close(j);
+	}
+	json_close(j);
+	json_array(j, "left_out");
+	for (i = 0; i < a->nmembers; i++) {
+		if (a->members[i].state == MEMBER_ACTIVE)
+			continue;
+		json_object(j, NULL);
+		json_str(j, "path", a->members[i].path);
+		json_str(j, "state", member_state_name(a->members[i].state));
+		json_str(j, "reason", a->members[i].reason);
+		json_close(j);
+	}
+	json_close(j);
+	json_close(j);
+}
+
+static void export_array(const struct array *a)
+{
+	const struct md_super *s = a->ref;
+	char b[64], key[64], u[36];
+	int i;
+
+	super_uuid_str(s->uuid, u);
+	cli_export(stdout, "STRIPE_UUID", u);
+	cli_export(stdout, "STRIPE_LEVEL", level_name(s->level));
+	cli_export(stdout, "STRIPE_METADATA", super_version(s, b, sizeof(b)));
+	cli_export(stdout, "STRIPE_LAYOUT", name_or(layout_name(s->level, a->geo.layout, b, sizeof(b)), ""));
+	cli_export_u64(stdout, "STRIPE_CHUNK_BYTES", (unsigned long long)s->chunk_sectors * 512);
+	cli_export_u64(stdout, "STRIPE_RAID_DEVICES", (unsigned long long)s->raid_disks);
+	cli_export_u64(stdout, "STRIPE_SIZE_BYTES", a->geo.array_sectors * 512);
+	cli_export(stdout, "STRIPE_STATE", array_state_name(a->state));
+	cli_export_u64(stdout, "STRIPE_EVENTS", a->events);
+	for (i = 0; i < s->raid_disks; i++) {
+		snprintf(key, sizeof(key), "STRIPE_ROLE_%d", i);
+		cli_export(stdout, key, a->role[i] ? a->role[i]->path : "");
+	}
+}
+
+enum output { OUT_TEXT, OUT_JSON, OUT_EXPORT };
+
+static int exit_status(const struct array *a, int formed)
+{
+	int i, st = EXIT_OK;
+
+	if (!formed)
+		return EXIT_ERROR;
+	for (i = 0; i < a->nmembers; i++) {
+		enum member_state s = a->members[i].state;
+
+		if (s == MEMBER_INVALID)
+			return EXIT_ERROR;
+		if (s != MEMBER_ACTIVE && s != MEMBER_SPARE)
+			st = EXIT_PROBLEM;
+	}
+	return a->state != ARRAY_CLEAN ? EXIT_PROBLEM : st;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "export", no_argument, NULL, 'e' },
+		{ "raid0-layout", required_argument, NULL, 'R' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct array_options aopt = { .mode = DEV_READ };
+	enum output out = OUT_TEXT;
+	int c, quiet = 0, verbose = 0, formed, i, st;
+	struct member_extra *extra;
+	struct array a;
+	struct json j;
+	struct diag d;
+
+	atexit(cli_close_stdout);
+	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': out = OUT_JSON; break;
+		case 'e': out = OUT_EXPORT; break;
+		case 'R':
+			aopt.raid0_layout = strcmp(optarg, "original") == 0 || strcmp(optarg, "1") == 0 ? 1
+					  : strcmp(optarg, "alternate") == 0 || strcmp(optarg, "2") == 0 ? 2 : -1;
+			if (aopt.raid0_layout < 0) {
+				fprintf(stderr, TOOL ": --raid0-layout: '%s' is neither original nor alternate\n", optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'q': quiet = 1; break;
+		case 'v': verbose = 1; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version(TOOL); return EXIT_OK;
+		default: usage(stderr); return EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, TOOL ": no members given\n");
+		usage(stderr);
+		return EXIT_ERROR;
+	}
+	formed = array_open(&a, argv + optind, argc - optind, &aopt, &d) == 0;
+	extra = calloc((size_t)a.nmembers, sizeof(*extra));
+	if (!extra || !a.members) {
+		fprintf(stderr, TOOL ": %s\n", a.members ? "out of memory" : d.msg);
+		return EXIT_ERROR;
+	}
+	for (i = 0; i < a.nmembers; i++) {
+		load_extra(&a.members[i], &extra[i]);
+		if (a.members[i].state == MEMBER_INVALID)
+			fprintf(stderr, TOOL ": %s\n", a.members[i].reason);
+	}
+	if (!formed)
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+	if (out == OUT_JSON) {
+		json_begin(&j, stdout, TOOL);
+		json_array(&j, "members");
+		for (i = 0; i < a.nmembers; i++)
+			json_member(&j, &a.members[i], &extra[i]);
+		json_close(&j);
+		if (formed)
+			json_array_view(&j, &a);
+		else
+			json_str(&j, "error", d.msg);
+		json_end(&j);
+	} else if (out == OUT_EXPORT) {
+		if (formed)
+			export_array(&a);
+	} else {
+		for (i = 0; !quiet && i < a.nmembers; i++) {
+			print_member_text(&a.members[i], &extra[i], verbose);
+			printf("\n");
+		}
+		if (formed)
+			print_array_text(&a);
+	}
+	st = exit_status(&a, formed);
+	for (i = 0; i < a.nmembers; i++)
+		badblocks_free(&extra[i].bblog);
+	free(extra);
+	array_close(&a);
+	return st;
+}

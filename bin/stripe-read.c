@@ -1,0 +1,195 @@
+/* stripe-read: write an md array's logical content to stdout or a file,
+ * reconstructing what missing or stale members held. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "cli.h"
+#include "stripe.h"
+
+#define TOOL "stripe-read"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " TOOL " [options] MEMBER...\n"
+		"\n"
+		"Write the logical content of the md array made of MEMBER... (block devices\n"
+		"or image files, in any order) to standard output. Missing, stale or faulty\n"
+		"members are left out and what they held is rebuilt from the redundancy\n"
+		"left (RAID1/10 from a copy, RAID4/5 one member, RAID6 two). Members are\n"
+		"opened read-only.\n"
+		"\n"
+		"Options:\n"
+		"      --offset N          start at array byte N (K, M, G, T suffixes)\n"
+		"      --length N          read N bytes (default: to the end of the array)\n"
+		"  -o, --output FILE       write to FILE instead of standard output\n"
+		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
+		"                          (original or alternate)\n"
+		"  -q, --quiet             print no warnings about left-out members\n"
+		"  -v, --verbose           say which members are used\n"
+		"  -h, --help              show this help and exit\n"
+		"  -V, --version           show the version and exit\n"
+		"\n"
+		"Exit status: 0 success, 2 error (nothing is written when the array cannot\n"
+		"be read). See stripe-read(1).\n");
+}
+
+struct out {
+	int fd;
+	const char *name;
+};
+
+static int write_out(void *ctx, const void *buf, size_t len, struct diag *d)
+{
+	struct out *o = ctx;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(o->fd, (const char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return diag_fail(d, "%s: write error: %s", o->name, strerror(errno));
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static void warn_left_out(const struct array *a, int verbose)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->state != MEMBER_ACTIVE)
+			fprintf(stderr, TOOL ": %s: left out: %s\n", m->path, m->reason);
+		else if (verbose)
+			fprintf(stderr, TOOL ": %s: role %d\n", m->path, m->sb.role);
+	}
+}
+
+/* Members that are not part of any array are refused: a typo in a member
+ * list should stop the run, not be read around. */
+static int refuse_strangers(const struct array *a)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->state == MEMBER_INVALID)
+			fprintf(stderr, TOOL ": %s\n", m->reason);
+		else if (m->state == MEMBER_FOREIGN)
+			fprintf(stderr, TOOL ": %s: %s\n", m->path, m->reason);
+		bad |= m->state == MEMBER_INVALID || m->state == MEMBER_FOREIGN;
+	}
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "offset", required_argument, NULL, 'S' },
+		{ "length", required_argument, NULL, 'L' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "raid0-layout", required_argument, NULL, 'R' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct array_options aopt = { .mode = DEV_READ };
+	uint64_t off = 0, len = UINT64_MAX, size;
+	struct out o = { .fd = STDOUT_FILENO, .name = "standard output" };
+	const char *output = NULL;
+	int c, quiet = 0, verbose = 0, rc;
+	struct array a;
+	struct diag d;
+
+	while ((c = getopt_long(argc, argv, "o:qvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+		case 'L':
+			if (cli_parse_size(optarg, c == 'S' ? &off : &len) < 0) {
+				fprintf(stderr, TOOL ": --%s: '%s' is not a size\n", c == 'S' ? "offset" : "length", optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'o': output = optarg; break;
+		case 'R':
+			aopt.raid0_layout = strcmp(optarg, "original") == 0 || strcmp(optarg, "1") == 0 ? 1
+					  : strcmp(optarg, "alternate") == 0 || strcmp(optarg, "2") == 0 ? 2 : -1;
+			if (aopt.raid0_layout < 0) {
+				fprintf(stderr, TOOL ": --raid0-layout: '%s' is neither original nor alternate\n", optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'q': quiet = 1; break;
+		case 'v': verbose = 1; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version(TOOL); return EXIT_OK;
+		default: usage(stderr); return EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, TOOL ": no members given\n");
+		usage(stderr);
+		return EXIT_ERROR;
+	}
+	if (array_open(&a, argv + optind, argc - optind, &aopt, &d) < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	if (refuse_strangers(&a)) {
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	if (!quiet || verbose)
+		warn_left_out(&a, verbose);
+	size = a.geo.array_sectors * 512;
+	if (off > size) {
+		fprintf(stderr, TOOL ": --offset %llu is past the end of the array (%llu bytes)\n",
+			(unsigned long long)off, (unsigned long long)size);
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	if (len == UINT64_MAX)
+		len = size - off;
+	if (array_check_readable(&a, &d) < 0 ||
+	    (len > size - off &&
+	     diag_fail(&d, "%s: --length %llu from offset %llu runs past the end of the array (%llu bytes)",
+		       a.members[0].path, (unsigned long long)len, (unsigned long long)off,
+		       (unsigned long long)size) < 0)) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	if (output) {
+		o.name = output;
+		o.fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (o.fd < 0) {
+			fprintf(stderr, TOOL ": %s: %s\n", output, strerror(errno));
+			array_close(&a);
+			return EXIT_ERROR;
+		}
+	}
+	rc = stripe_read(&a, off, len, write_out, &o, &d);
+	if (rc < 0)
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+	if (output && close(o.fd) < 0 && rc == 0) {
+		fprintf(stderr, TOOL ": %s: %s\n", output, strerror(errno));
+		rc = -1;
+	}
+	array_close(&a);
+	return rc < 0 ? EXIT_ERROR : EXIT_OK;
+}

@@ -1,0 +1,72 @@
+/* cli: helpers shared by the tools' option parsing and output. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *u;
+	char *end;
+	int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end) {
+		u = strchr(units, *end >= 'a' ? *end - 32 : *end);
+		if (!u || !*u)
+			return -1;
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if (*end == 'i' || *end == 'I')
+			end++;
+		if (*end == 'b' || *end == 'B')
+			end++;
+		if (*end)
+			return -1;
+	}
+	if (shift && v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+void cli_version(const char *tool)
+{
+	printf("%s (stripe) %s\n", tool, STRIPE_VERSION);
+}
+
+void cli_export(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, "%s='", key);
+	for (; *value; value++) {
+		if (*value == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*value, f);
+	}
+	fputs("'\n", f);
+}
+
+void cli_export_u64(FILE *f, const char *key, unsigned long long v)
+{
+	fprintf(f, "%s=%llu\n", key, v);
+}
+
+void cli_close_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || close(STDOUT_FILENO) != 0) {
+		if (errno != EBADF) {
+			fprintf(stderr, "stripe: write error on standard output: %s\n", strerror(errno));
+			_exit(EXIT_ERROR);
+		}
+	}
+}

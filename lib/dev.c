@@ -1,0 +1,126 @@
+/* dev: member I/O on regular files and block devices (size via BLKGETSIZE64). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dev.h"
+
+static int dev_size(struct dev *dv, const struct stat *st, struct diag *d)
+{
+	if (!dv->is_blockdev) {
+		dv->size = (uint64_t)st->st_size;
+		return 0;
+	}
+	if (ioctl(dv->fd, BLKGETSIZE64, &dv->size) < 0)
+		return diag_fail(d, "%s: cannot read the device size: %s", dv->path, strerror(errno));
+	return 0;
+}
+
+static int dev_hold(struct dev *dv, struct diag *d)
+{
+	/* Block devices get O_EXCL at open; a plain file gets an advisory lock
+	 * so two stripe writers never work on one image at once. */
+	if (dv->is_blockdev)
+		return 0;
+	if (flock(dv->fd, LOCK_EX | LOCK_NB) < 0)
+		return diag_fail(d, "%s: in use by another writer (flock: %s)", dv->path, strerror(errno));
+	return 0;
+}
+
+int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *d)
+{
+	struct stat st;
+	int flags = O_CLOEXEC | (mode == DEV_WRITE ? O_RDWR : O_RDONLY);
+
+	memset(dv, 0, sizeof(*dv));
+	dv->fd = -1;
+	if (stat(path, &st) < 0)
+		return diag_fail(d, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return diag_fail(d, "%s: is a directory, not a member device or image file", path);
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return diag_fail(d, "%s: not a regular file or block device", path);
+	dv->is_blockdev = S_ISBLK(st.st_mode);
+	if (dv->is_blockdev && mode == DEV_WRITE)
+		flags |= O_EXCL;
+	dv->fd = open(path, flags);
+	if (dv->fd < 0)
+		return diag_fail(d, "%s: cannot open %s: %s", path,
+				 mode == DEV_WRITE ? "for writing" : "for reading",
+				 errno == EBUSY ? "device is in use" : strerror(errno));
+	dv->path = strdup(path);
+	dv->writable = mode == DEV_WRITE;
+	if (!dv->path || fstat(dv->fd, &st) < 0 || dev_size(dv, &st, d) < 0 ||
+	    (mode == DEV_WRITE && dev_hold(dv, d) < 0)) {
+		if (!dv->path)
+			diag_fail(d, "%s: out of memory", path);
+		dev_close(dv);
+		return -1;
+	}
+	return 0;
+}
+
+void dev_close(struct dev *dv)
+{
+	if (dv->fd >= 0)
+		close(dv->fd);
+	free(dv->path);
+	dv->fd = -1;
+	dv->path = NULL;
+}
+
+int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(dv->fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return diag_fail(d, "%s: read error at byte %llu: %s", dv->path,
+					 (unsigned long long)(off + done), strerror(errno));
+		if (n == 0)
+			return diag_fail(d, "%s: unexpected end of device at byte %llu (wanted %zu bytes at %llu)",
+					 dv->path, (unsigned long long)(off + done), len,
+					 (unsigned long long)off);
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int dev_write(struct dev *dv, const void *buf, size_t len, uint64_t off, struct diag *d)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(dv->fd, (const char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return diag_fail(d, "%s: write error at byte %llu: %s", dv->path,
+					 (unsigned long long)(off + done), n < 0 ? strerror(errno) : "no progress");
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+void *dev_alloc(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len ? len : 4096) != 0) {
+		fprintf(stderr, "stripe: out of memory (%zu bytes)\n", len);
+		exit(2);
+	}
+	return p;
+}

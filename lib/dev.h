@@ -1,0 +1,39 @@
+/* dev: one member device or image file: open, size, whole reads and writes
+ * that name the path and offset when they fail. */
+#ifndef STRIPE_DEV_H
+#define STRIPE_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+enum dev_mode {
+	DEV_READ,            /* O_RDONLY */
+	DEV_WRITE,           /* O_RDWR, plus O_EXCL on block devices and an flock on files */
+};
+
+struct dev {
+	char *path;
+	int fd;
+	bool is_blockdev;
+	bool writable;
+	uint64_t size;       /* bytes */
+};
+
+/* Opens path.  A directory, a missing path or something that is neither a
+ * regular file nor a block device is refused with a message naming it. */
+int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *d);
+void dev_close(struct dev *dv);
+
+/* Read or write exactly len bytes at byte offset off; a short transfer or an
+ * error is reported with the path, the offset and errno's text. */
+int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d);
+int dev_write(struct dev *dv, const void *buf, size_t len, uint64_t off, struct diag *d);
+
+/* Aligned allocation for I/O and parity buffers (4 KiB aligned); exits on
+ * out-of-memory, the one failure no caller can mend. */
+void *dev_alloc(size_t len);
+
+#endif

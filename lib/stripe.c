@@ -1,0 +1,229 @@
+/* stripe: read an array range: RAID4/5/6 a batch of rows at a time with every
+ * member read in parallel and lost chunks rebuilt from parity; RAID0/1/10 by
+ * following each run of sectors to a copy that is present. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parity.h"
+#include "stripe.h"
+
+#define BATCH_BYTES (1u << 20)       /* per member and batch */
+#define COPY_BYTES (1u << 20)        /* largest single read for raid0/1/10 */
+
+struct member_io {
+	struct dev *dev;
+	void *buf;
+	size_t len;
+	uint64_t off;
+	int rc;
+	struct diag d;
+};
+
+static void *member_io_run(void *p)
+{
+	struct member_io *io = p;
+
+	io->rc = dev_read(io->dev, io->buf, io->len, io->off, &io->d);
+	return NULL;
+}
+
+/* Reads every io at once, one thread each; returns the first failure. */
+static int read_parallel(struct member_io *io, int n, struct diag *d)
+{
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	bool *started = calloc((size_t)n, sizeof(*started));
+	int i, rc = 0;
+
+	if (!th || !started) {
+		free(th);
+		free(started);
+		return diag_fail(d, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		if (!io[i].dev)
+			continue;
+		started[i] = n > 1 && pthread_create(&th[i], NULL, member_io_run, &io[i]) == 0;
+		if (!started[i])
+			member_io_run(&io[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		if (io[i].dev && io[i].rc < 0 && rc == 0) {
+			*d = io[i].d;
+			rc = -1;
+		}
+	}
+	free(th);
+	free(started);
+	return rc;
+}
+
+struct parity_batch {
+	struct array *a;
+	size_t chunk;                /* bytes */
+	uint64_t rows;               /* rows per batch */
+	uint8_t **buf;               /* per role: rows * chunk bytes */
+	uint8_t *zero;               /* one zero chunk, for DDF's empty slots */
+};
+
+/* Index of role r among the blocks handed to parity_recover. */
+static int block_index(const struct stripe_map *m, int r, int q)
+{
+	int i, nd = q ? m->syndrome_disks : m->data_disks;
+
+	if (r == m->pd)
+		return nd;
+	if (r == m->qd)
+		return nd + 1;
+	for (i = 0; i < nd; i++)
+		if ((q ? m->slot[i] : m->data[i]) == r)
+			return i;
+	return -1;
+}
+
+static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint64_t in_batch,
+		       struct diag *d)
+{
+	int q = m->qd >= 0, nd = q ? m->syndrome_disks : m->data_disks, missing[2], nmiss = 0, i;
+	void *blocks[ST_MAX_DISKS + 2];
+	size_t at = in_batch * b->chunk;
+
+	for (i = 0; i < nd; i++) {
+		int r = q ? m->slot[i] : m->data[i];
+
+		blocks[i] = r < 0 ? b->zero : b->buf[r] + at;
+	}
+	blocks[nd] = b->buf[m->pd] + at;
+	if (q)
+		blocks[nd + 1] = b->buf[m->qd] + at;
+	for (i = 0; i < b->a->geo.raid_disks; i++) {
+		if (b->a->role[i])
+			continue;
+		if (nmiss == 2)
+			return diag_fail(d, "too many members missing to rebuild a stripe");
+		missing[nmiss++] = block_index(m, i, q);
+	}
+	if (parity_recover(nd, q, b->chunk, blocks, missing, nmiss) < 0)
+		return diag_fail(d, "cannot rebuild %d missing blocks of a stripe", nmiss);
+	return 0;
+}
+
+static int emit(stripe_sink sink, void *ctx, const uint8_t *p, uint64_t from, uint64_t to,
+		uint64_t want_lo, uint64_t want_hi, struct diag *d)
+{
+	uint64_t lo = from > want_lo ? from : want_lo, hi = to < want_hi ? to : want_hi;
+
+	if (lo >= hi)
+		return 0;
+	return sink(ctx, p + (lo - from), (size_t)(hi - lo), d);
+}
+
+static int read_parity_levels(struct array *a, uint64_t off, uint64_t end,
+			      stripe_sink sink, void *ctx, struct diag *d)
+{
+	struct parity_batch b = { .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512 };
+	int n = a->geo.raid_disks, i, rc = 0;
+	uint64_t row_bytes = b.chunk * (uint64_t)a->geo.data_disks, row, last;
+	struct member_io *io = calloc((size_t)n, sizeof(*io));
+
+	b.rows = BATCH_BYTES / b.chunk ? BATCH_BYTES / b.chunk : 1;
+	b.buf = calloc((size_t)n, sizeof(*b.buf));
+	b.zero = dev_alloc(b.chunk);
+	memset(b.zero, 0, b.chunk);
+	for (i = 0; b.buf && i < n; i++)
+		b.buf[i] = dev_alloc(b.rows * b.chunk);
+	if (!io || !b.buf)
+		rc = diag_fail(d, "out of memory");
+	last = (end + row_bytes - 1) / row_bytes;
+	for (row = off / row_bytes; rc == 0 && row < last; row += b.rows) {
+		uint64_t nrows = last - row < b.rows ? last - row : b.rows, k;
+
+		for (i = 0; i < n; i++) {
+			struct member *m = a->role[i];
+
+			io[i].dev = m ? &m->dev : NULL;
+			io[i].buf = b.buf[i];
+			io[i].len = nrows * b.chunk;
+			io[i].off = m ? m->sb.data_offset * 512 + row * b.chunk : 0;
+		}
+		rc = read_parallel(io, n, d);
+		for (k = 0; rc == 0 && k < nrows; k++) {
+			struct stripe_map map;
+			uint64_t base = (row + k) * row_bytes;
+			int dd;
+
+			layout_stripe(&a->geo, row + k, &map);
+			if (a->missing)
+				rc = rebuild_row(&b, &map, k, d);
+			for (dd = 0; rc == 0 && dd < map.data_disks; dd++)
+				rc = emit(sink, ctx, b.buf[map.data[dd]] + k * b.chunk,
+					  base + (uint64_t)dd * b.chunk, base + (uint64_t)(dd + 1) * b.chunk,
+					  off, end, d);
+		}
+	}
+	for (i = 0; b.buf && i < n; i++)
+		free(b.buf[i]);
+	free(b.buf);
+	free(b.zero);
+	free(io);
+	return rc;
+}
+
+static int read_copy_levels(struct array *a, uint64_t off, uint64_t end,
+			    stripe_sink sink, void *ctx, struct diag *d)
+{
+	uint8_t *buf = dev_alloc(COPY_BYTES);
+	struct copy c[ST_MAX_DISKS];
+	int rc = 0;
+
+	while (rc == 0 && off < end) {
+		uint64_t sector = off / 512, run, len;
+		int n = layout_locate(&a->geo, sector, c, &run), i;
+		struct member *m = NULL;
+
+		for (i = 0; i < n && !m; i++)
+			m = a->role[c[i].role];
+		if (!m) {
+			rc = diag_fail(d, "no member holds array sector %llu", (unsigned long long)sector);
+			break;
+		}
+		--i;
+		len = run * 512 - (off % 512);
+		if (len > end - off)
+			len = end - off;
+		if (len > COPY_BYTES)
+			len = COPY_BYTES;
+		rc = dev_read(&m->dev, buf, (size_t)len,
+			      (m->sb.data_offset + c[i].sector) * 512 + off % 512, d);
+		if (rc == 0)
+			rc = sink(ctx, buf, (size_t)len, d);
+		off += len;
+	}
+	free(buf);
+	return rc;
+}
+
+int stripe_read(struct array *a, uint64_t off, uint64_t len,
+		stripe_sink sink, void *ctx, struct diag *d)
+{
+	uint64_t size = a->geo.array_sectors * 512;
+
+	if (off > size || len > size - off)
+		return diag_fail(d, "range %llu+%llu is outside the array (%llu bytes)",
+				 (unsigned long long)off, (unsigned long long)len,
+				 (unsigned long long)size);
+	if (array_check_readable(a, d) < 0)
+		return -1;
+	if (len == 0)
+		return 0;
+	switch (a->geo.level) {
+	case MD_LEVEL_RAID4:
+	case MD_LEVEL_RAID5:
+	case MD_LEVEL_RAID6:
+		return read_parity_levels(a, off, off + len, sink, ctx, d);
+	default:
+		return read_copy_levels(a, off, off + len, sink, ctx, d);
+	}
+}

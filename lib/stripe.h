@@ -1,0 +1,22 @@
+/* stripe: the stripe engine's read side: an array's logical bytes from its
+ * members, reconstructing what missing members held. */
+#ifndef STRIPE_STRIPE_H
+#define STRIPE_STRIPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "array.h"
+#include "diag.h"
+
+/* Receives the array's bytes in order; returns 0, or -1 to stop with d set. */
+typedef int (*stripe_sink)(void *ctx, const void *buf, size_t len, struct diag *d);
+
+/* Streams array bytes [off, off + len) into sink.  Members are read in
+ * parallel, in batches of whole stripe rows; memory stays a small multiple
+ * of one stripe whatever the length.  Fails before calling sink when the
+ * range is outside the array or the array cannot be read. */
+int stripe_read(struct array *a, uint64_t off, uint64_t len,
+		stripe_sink sink, void *ctx, struct diag *d);
+
+#endif

@@ -1,0 +1,44 @@
+# helpers.bash: shared setup for the bats suite: where the binaries and the
+# unpacked fixtures are, and small helpers to read MANIFESTs and hash files.
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+BIN=${STRIPE_BIN:-$TOP/bin}
+FIX=${STRIPE_FIXTURES:-$TOP/build/fixtures}
+TTOOLS=$(cd "$BIN/.." && pwd)/tests/tools
+PATH=$BIN:$PATH
+
+fixtures_ready() {
+	[ -d "$FIX" ] || "$TOP/tests/unpack-fixtures" "$FIX"
+}
+
+# manifest SET KEY: a MANIFEST value.
+manifest() {
+	sed -n "s/^$2=//p" "$FIX/$1/MANIFEST" | head -n 1
+}
+
+# members SET: the set's member images, in role order.
+members() {
+	ls "$FIX/$1"/member*.img | sort -V
+}
+
+# all_sets: every fixture set with members.
+all_sets() {
+	local d
+	for d in "$FIX"/*/; do
+		ls "$d"member0.img >/dev/null 2>&1 && basename "$d"
+	done
+}
+
+sha() {
+	sha256sum "$@" | cut -d' ' -f1
+}
+
+# copy_set SET: a writable copy of a set's members in $BATS_TEST_TMPDIR/SET.
+copy_set() {
+	mkdir -p "$BATS_TEST_TMPDIR/$1"
+	cp "$FIX/$1"/member*.img "$BATS_TEST_TMPDIR/$1/"
+	ls "$BATS_TEST_TMPDIR/$1"/member*.img | sort -V
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# stripe-examine: superblock fields and the assembled view, checked against
+# what mdadm --examine and the MANIFEST of each real-md fixture say.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	fixtures_ready
+}
+
+@test "examine of every fixture set agrees with its MANIFEST (level, layout, chunk, devices, size, uuid)" {
+	local set json bad=""
+	for set in $(all_sets); do
+		[ "$(manifest "$set" content)" = ext4 ] || [ -n "$(manifest "$set" level)" ] || continue
+		json=$(stripe-examine --json $(members "$set")) || [ $? -eq 1 ]
+		[ "$(jq -r .array.level <<<"$json")" = "$(manifest "$set" level)" ] || bad+=" $set:level"
+		[ "$(jq -r .array.raid_devices <<<"$json")" = "$(manifest "$set" raid_devices)" ] || bad+=" $set:devices"
+		[ "$(jq -r .array.size_bytes <<<"$json")" = "$(manifest "$set" array_size_bytes)" ] || bad+=" $set:size"
+		if [ "$(manifest "$set" level)" != raid1 ]; then
+			[ "$(jq -r .array.chunk_size_bytes <<<"$json")" = "$(manifest "$set" chunk_bytes)" ] || bad+=" $set:chunk"
+		fi
+		case $(manifest "$set" level) in
+		raid5|raid6|raid10)
+			[ "$(jq -r .array.layout <<<"$json")" = "$(manifest "$set" layout_num)" ] || bad+=" $set:layout" ;;
+		esac
+		uuid=$(sed -n 's/^ *Array UUID : \([0-9a-f:]*\).*/\1/p; s/^ *UUID : \([0-9a-f:]*\).*/\1/p' "$TOP/tests/fixtures/$set/examine-0.txt" | head -n1)
+		[ "$(jq -r .array.uuid <<<"$json")" = "$uuid" ] || bad+=" $set:uuid($uuid)"
+	done
+	[ -z "$bad" ] || fail "disagreements:$bad"
+}
+
+@test "examine of every member agrees with the MANIFEST on role, data offset, events" {
+	local set n bad="" json
+	for set in $(all_sets); do
+		json=$(stripe-examine --json $(members "$set")) || [ $? -eq 1 ]
+		n=0
+		for m in $(members "$set"); do
+			[ "$(jq -r ".members[$n].role" <<<"$json")" = "$(manifest "$set" member$n.role)" ] || bad+=" $set/$n:role"
+			[ "$(jq -r ".members[$n].data_offset_sectors" <<<"$json")" = "$(manifest "$set" member$n.data_offset_sectors)" ] || bad+=" $set/$n:offset"
+			[ "$(jq -r ".members[$n].events" <<<"$json")" = "$(manifest "$set" member$n.events)" ] || bad+=" $set/$n:events"
+			n=$((n + 1))
+		done
+	done
+	[ -z "$bad" ] || fail "disagreements:$bad"
+}
+
+@test "examine's super offset matches mdadm --examine's for every 1.x member" {
+	local set n bad="" json want
+	for set in $(all_sets); do
+		json=$(stripe-examine --json $(members "$set")) || [ $? -eq 1 ]
+		for n in $(seq 0 $(($(members "$set" | wc -l) - 1))); do
+			want=$(sed -n 's/^ *Super Offset : \([0-9]*\) sectors.*/\1/p' "$TOP/tests/fixtures/$set/examine-$n.txt")
+			[ -n "$want" ] || continue
+			[ "$(jq -r ".members[$n].super_offset_sectors" <<<"$json")" = "$want" ] || bad+=" $set/$n"
+		done
+	done
+	[ -z "$bad" ] || fail "super offsets differ:$bad"
+}
+
+@test "examine prints mdadm's field names and a correct checksum" {
+	run stripe-examine $(members r5-4d-64k-ls-1.2)
+	assert_success
+	for f in Magic Version "Feature Map" "Array UUID" Name "Creation Time" "Raid Level" \
+		"Raid Devices" "Avail Dev Size" "Array Size" "Data Offset" "Super Offset" State \
+		"Device UUID" "Update Time" "Bad Block Log" Checksum Events Layout "Chunk Size" \
+		"Device Role" "Array State"; do
+		assert_output --partial "$f : "
+	done
+	assert_output --partial "- correct"
+	assert_output --partial "Layout : left-symmetric"
+	assert_output --partial "Array State : AAAA"
+}
+
+@test "examine shows the same checksum as mdadm --examine" {
+	local want
+	want=$(sed -n 's/^ *Checksum : \([0-9a-f]*\) - correct/\1/p' "$TOP/tests/fixtures/r6-5d-64k-ls-1.2/examine-2.txt")
+	run stripe-examine "$FIX/r6-5d-64k-ls-1.2/member2.img"
+	assert_output --partial "Checksum : $want - correct"
+}
+
+@test "examine of the degraded set names the stale member and exits 1" {
+	run stripe-examine $(members r5-4d-degraded)
+	assert_failure 1
+	assert_output --regexp "Left out : .*member2.img: stale: events 21, the array is at 28"
+	assert_output --partial "State : degraded"
+}
+
+@test "examine --json of the degraded set lists the stale member with its reason" {
+	run stripe-examine --json $(members r5-4d-degraded)
+	assert_failure 1
+	[ "$(jq -r .array.state <<<"$output")" = degraded ]
+	[ "$(jq -r '.array.roles[2].path' <<<"$output")" = null ]
+	[ "$(jq -r '.array.left_out[0].state' <<<"$output")" = stale ]
+	[ "$(jq -r .format <<<"$output")" = 1 ]
+	[ "$(jq -r .tool <<<"$output")" = stripe-examine ]
+}
+
+@test "examine --export gives shell assignments that eval cleanly" {
+	run stripe-examine --export $(members r6-5d-64k-ls-1.2)
+	assert_success
+	eval "$output"
+	[ "$STRIPE_LEVEL" = raid6 ]
+	[ "$STRIPE_RAID_DEVICES" = 5 ]
+	[ "$STRIPE_CHUNK_BYTES" = 65536 ]
+	[ "$STRIPE_SIZE_BYTES" = "$(manifest r6-5d-64k-ls-1.2 array_size_bytes)" ]
+	[ "$STRIPE_ROLE_0" = "$FIX/r6-5d-64k-ls-1.2/member0.img" ]
+}
+
+@test "examine shows the internal bitmap of the bitmap set" {
+	run stripe-examine $(members r5-4d-bitmap-1.2)
+	assert_success
+	assert_output --partial "Internal Bitmap : 8 sectors from superblock"
+	assert_output --regexp "Bitmap : [0-9]+ bits \(chunks\), 0 dirty"
+}
+
+@test "examine reads a 0.90 superblock and lists the array's roles" {
+	run stripe-examine $(members r1-3d-0.90)
+	assert_success
+	assert_output --partial "Version : 0.90"
+	assert_output --partial "Raid Level : raid1"
+	assert_output --partial "Array State : AAA"
+}
+
+@test "examine reads util-linux's md test images (0.90 raid1 member, 1.2 raid0 of one)" {
+	local d=$BATS_TEST_TMPDIR
+	xz -dc "$TOP/tests/fixtures/util-linux/mdraid.img.xz" > "$d/mdraid.img"
+	xz -dc "$TOP/tests/fixtures/util-linux/mdraid-1.img.xz" > "$d/mdraid-1.img"
+	run stripe-examine --json "$d/mdraid.img"
+	[ "$(jq -r '.members[0].metadata' <<<"$output")" = 0.90 ]
+	[ "$(jq -r '.members[0].level' <<<"$output")" = raid1 ]
+	[ "$(jq -r '.members[0].used_dev_size_sectors' <<<"$output")" = 20352 ]
+	run stripe-examine --json "$d/mdraid-1.img"
+	assert_success
+	[ "$(jq -r '.members[0].metadata' <<<"$output")" = 1.2 ]
+	[ "$(jq -r '.members[0].data_offset_sectors' <<<"$output")" = 4096 ]
+	[ "$(jq -r '.array.chunk_size_bytes' <<<"$output")" = 524288 ]
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# stripe-read: the array's bytes, whole or degraded, equal what md read.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	fixtures_ready
+}
+
+@test "read of every fixture set has the MANIFEST's array sha256" {
+	local set bad=""
+	for set in $(all_sets); do
+		[ "$(stripe-read $(members "$set") | sha256sum | cut -d' ' -f1)" = "$(manifest "$set" array_sha256)" ] ||
+			bad+=" $set"
+	done
+	[ -z "$bad" ] || fail "sha256 differs for:$bad"
+}
+
+@test "read of the degraded set rebuilds the stale member's role" {
+	run bash -c "stripe-read $FIX/r5-4d-degraded/member{0,1,3}.img | sha256sum"
+	assert_success
+	assert_output --partial "$(manifest r5-4d-degraded array_sha256)"
+}
+
+@test "read warns on stderr about the stale member it leaves out" {
+	run --separate-stderr stripe-read --length 4096 $(members r5-4d-degraded)
+	assert_success
+	[[ $stderr == *"member2.img: left out: stale: events 21"* ]]
+}
+
+@test "read of a raid6 with any two members missing gives the same bytes" {
+	local set=r6-5d-64k-ls-1.2 want a b m use
+	want=$(manifest $set array_sha256)
+	for a in 0 1 2 3 4; do
+		for b in $(seq $((a + 1)) 4); do
+			use=()
+			for m in 0 1 2 3 4; do
+				[ $m = $a ] || [ $m = $b ] || use+=("$FIX/$set/member$m.img")
+			done
+			[ "$(stripe-read -q "${use[@]}" | sha256sum | cut -d' ' -f1)" = "$want" ] ||
+				fail "roles $a and $b missing: wrong bytes"
+		done
+	done
+}
+
+@test "read of every raid4/5/6 set with each member missing gives the same bytes" {
+	local set n m use want
+	for set in $(all_sets); do
+		case $(manifest "$set" level) in raid4|raid5|raid6) ;; *) continue ;; esac
+		[ "$(manifest "$set" content)" = pattern ] || continue
+		[ -z "$(manifest "$set" corrupt_member)" ] || continue
+		want=$(manifest "$set" array_sha256)
+		n=$(members "$set" | wc -l)
+		for m in $(seq 0 $((n - 1))); do
+			[ "$set" = r5-4d-degraded ] && [ $m != 2 ] && continue
+			use=$(members "$set" | grep -v "member$m.img")
+			[ "$(stripe-read -q $use | sha256sum | cut -d' ' -f1)" = "$want" ] || fail "$set without member$m"
+		done
+	done
+}
+
+@test "read of raid1 and raid10 sets with one member missing gives the same bytes" {
+	local set m use
+	for set in r1-2d-1.2 r1-3d-0.90 r10-4d-n2-1.2 r10-4d-f2-1.2; do
+		for m in $(members "$set"); do
+			use=$(members "$set" | grep -vx "$m")
+			[ "$(stripe-read -q $use | sha256sum | cut -d' ' -f1)" = "$(manifest "$set" array_sha256)" ] ||
+				fail "$set without $(basename "$m")"
+		done
+	done
+}
+
+@test "read of the degraded set without a second member fails before writing" {
+	run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" $FIX/r5-4d-degraded/member{0,1}.img
+	assert_failure 2
+	[[ $stderr == *"missing roles 2, 3"* ]]
+	[ ! -s "$BATS_TEST_TMPDIR/out" ] || [ ! -e "$BATS_TEST_TMPDIR/out" ]
+}
+
+@test "read --offset and --length give the matching slice of the array" {
+	local set=r5-4d-64k-la-1.2 off=$((65536 * 3 - 4096)) len=$((65536 * 5 + 512))
+	stripe-read $(members $set) > "$BATS_TEST_TMPDIR/all"
+	stripe-read --offset $off --length $len $(members $set) > "$BATS_TEST_TMPDIR/part"
+	cmp "$BATS_TEST_TMPDIR/part" <(tail -c +$((off + 1)) "$BATS_TEST_TMPDIR/all" | head -c $len)
+}
+
+@test "read of a block holds the fixture pattern for that block" {
+	run stripe-read --offset 8K --length 4096 $(members r6-6d-128k-ls-1.2)
+	assert_success
+	assert_output --partial "blk=0000000000000002 set=r6-6d-128k-ls-1.2"
+}
+
+@test "read --output writes the array to a file" {
+	stripe-read --output "$BATS_TEST_TMPDIR/a" $(members r0-3d-64k-1.2)
+	[ "$(sha "$BATS_TEST_TMPDIR/a")" = "$(manifest r0-3d-64k-1.2 array_sha256)" ]
+}
+
+@test "read of the ext4 set reads the filesystem md wrote" {
+	stripe-read $(members r5-4d-ext4) > "$BATS_TEST_TMPDIR/fs"
+	run debugfs -R "cat /dir/sub/small.txt" "$BATS_TEST_TMPDIR/fs"
+	assert_output --partial "small file"
+}
+
+@test "read does not change any member" {
+	local before after
+	before=$(sha $(members r6-5d-64k-ls-1.2))
+	stripe-read $(members r6-5d-64k-ls-1.2) > /dev/null
+	after=$(sha $(members r6-5d-64k-ls-1.2))
+	[ "$before" = "$after" ]
+}
