@@ -16,6 +16,8 @@ DESTDIR    ?=
 O          ?= .
 SAN        ?=
 FUZZ_SECONDS ?= 60
+V          ?=
+Q          := $(if $(V),,@)
 
 CC         ?= cc
 CFLAGS     ?= -O2 -g
@@ -48,27 +50,33 @@ all: $(LIB) $(BINS)
 
 $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+	@$(if $(V),:,echo '  CC      $@')
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	@$(if $(V),:,echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(O)/bin/%: bin/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	@$(if $(V),:,echo '  LINK    $@')
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c tests/unit/tap.h $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	@$(if $(V),:,echo '  LINK    $@')
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(O)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	@$(if $(V),:,echo '  LINK    $@')
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(O)/tests/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -O3 $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lisal
+	@$(if $(V),:,echo '  LINK    $@')
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O3 $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lisal
 
 units: $(UNITS)
 
@@ -90,7 +98,8 @@ bench: deps
 
 build/tests/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	@$(if $(V),:,echo '  FUZZ    $@')
+	$(Q)clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		$(WARN) -o $@ $< $(LIB_SRC) $(LDLIBS)
 
 fuzz: $(FUZZERS)

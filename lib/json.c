@@ -91,6 +91,7 @@ void json_end(struct json *j)
 {
 	while (j->depth > 1)
 		json_close(j);
+	j->depth = 0;
 	indent(j);
 	fputs("}\n", j->f);
 }

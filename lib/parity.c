@@ -3,6 +3,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "parity.h"
 #include "parity_impl.h"
@@ -74,26 +77,26 @@ static const uint8_t gf_log_tab[256] = {
 	 79, 174, 213, 233, 230, 231, 173, 232, 116, 214, 244, 234, 168,  80,  88, 175,
 };
 
-uint8_t gf_mul(uint8_t a, uint8_t b)
+uint8_t md_gf_mul(uint8_t a, uint8_t b)
 {
 	if (!a || !b)
 		return 0;
 	return parity_gf_exp[gf_log_tab[a] + gf_log_tab[b]];
 }
 
-uint8_t gf_exp(int power)
+uint8_t md_gf_exp(int power)
 {
 	int e = power % 255;
 
 	return parity_gf_exp[e < 0 ? e + 255 : e];
 }
 
-int gf_log(uint8_t x)
+int md_gf_log(uint8_t x)
 {
 	return x ? gf_log_tab[x] : -1;
 }
 
-uint8_t gf_inv(uint8_t x)
+uint8_t md_gf_inv(uint8_t x)
 {
 	/* 0 has no inverse; 0 keeps a caller's mistake from indexing out of range. */
 	return x ? parity_gf_exp[255 - gf_log_tab[x]] : 0;
@@ -179,7 +182,7 @@ static void tail_rec(int n, void *const *d, const uint8_t *p, const uint8_t *q,
 			}
 		}
 		qv ^= q[i];
-		xv = gf_mul(ca, pv) ^ gf_mul(cb, qv);
+		xv = md_gf_mul(ca, pv) ^ md_gf_mul(cb, qv);
 		x[i] = xv;
 		y[i] = xv ^ pv;
 	}
@@ -203,8 +206,6 @@ static void tail_gen(int n, void *const *d, uint8_t *p, uint8_t *q, size_t off, 
 /* --- choosing a kernel --- */
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-
 unsigned parity_x86_features(void)
 {
 	unsigned a, b, c, d, f = 0;
@@ -390,7 +391,7 @@ int parity_recover(int ndata, int q, size_t len, void **blocks,
 	if (b == P) {
 		/* Q ^ Q' = g^a D_a */
 		ca = 0;
-		cb = gf_inv(gf_exp(a));
+		cb = md_gf_inv(md_gf_exp(a));
 		if (body)
 			impl()->rec(ndata, body, d, NULL, blocks[Q], ca, cb, blocks[a], blocks[P]);
 		if (len > body)
@@ -400,8 +401,8 @@ int parity_recover(int ndata, int q, size_t len, void **blocks,
 	}
 	/* Pxy = D_a ^ D_b and Qxy = g^a D_a ^ g^b D_b, solved for D_b. */
 	d[b] = NULL;
-	ca = gf_inv(gf_exp(b - a) ^ 1);
-	cb = gf_inv(gf_exp(a) ^ gf_exp(b));
+	ca = md_gf_inv(md_gf_exp(b - a) ^ 1);
+	cb = md_gf_inv(md_gf_exp(a) ^ md_gf_exp(b));
 	if (body)
 		impl()->rec(ndata, body, d, blocks[P], blocks[Q], ca, cb, blocks[b], blocks[a]);
 	if (len > body)

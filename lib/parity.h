@@ -29,10 +29,10 @@ int parity_recover(int ndata, int q, size_t len, void **blocks,
 		   const int *missing, int nmissing);
 
 /* GF(2^8) arithmetic in md's field, for callers that locate errors. */
-uint8_t gf_mul(uint8_t a, uint8_t b);
-uint8_t gf_exp(int power);          /* g^power, power taken mod 255 */
-int gf_log(uint8_t x);              /* -1 for x == 0 */
-uint8_t gf_inv(uint8_t x);          /* x != 0 */
+uint8_t md_gf_mul(uint8_t a, uint8_t b);
+uint8_t md_gf_exp(int power);          /* g^power, power taken mod 255 */
+int md_gf_log(uint8_t x);              /* -1 for x == 0 */
+uint8_t md_gf_inv(uint8_t x);          /* x != 0 */
 
 /* Name of the implementation chosen at run time, for benchmarks and --version. */
 const char *parity_impl_name(void);

@@ -324,8 +324,8 @@ TGF static void gf_rec(int n, size_t len, void *const *d, const uint8_t *p,
 	const uint64_t *gm = parity_gf_gmat();
 	struct survivors sv;
 	/* c = g^log(c), and the matrices of all powers of g are at hand */
-	__m512i ma = _mm512_set1_epi64(ca ? (long long)gm[gf_log(ca)] : 0);
-	__m512i mb = _mm512_set1_epi64(cb ? (long long)gm[gf_log(cb)] : 0);
+	__m512i ma = _mm512_set1_epi64(ca ? (long long)gm[md_gf_log(ca)] : 0);
+	__m512i mb = _mm512_set1_epi64(cb ? (long long)gm[md_gf_log(cb)] : 0);
 
 	sv.n = 0;
 	for (int z = 0; z < n; z++) {

@@ -23,10 +23,12 @@ static inline void st(uint8_t *p, v16 v)
 	memcpy(p, &v, sizeof(v));
 }
 
-/* x*2: shift left; a byte whose top bit fell off gets the 0x1d remainder. */
+/* x*2: shift left; a byte whose top bit fell off gets the 0x1d remainder.
+ * The mask comes from an arithmetic shift rather than a compare, whose
+ * result type AltiVec compilers treat specially. */
 static inline v16 mul2(v16 x)
 {
-	v16 carry = (v16)((vs16)x < (vs16){0});
+	v16 carry = (v16)((vs16)x >> 7);
 
 	return (x + x) ^ (carry & 0x1d);
 }

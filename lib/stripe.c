@@ -171,36 +171,144 @@ static int read_parity_levels(struct array *a, uint64_t off, uint64_t end,
 	return rc;
 }
 
+/* One contiguous piece of a window: array bytes that sit on one member. */
+struct segment {
+	uint64_t member_off;         /* bytes on the member */
+	size_t buf_off, len;         /* where in the window, how long */
+};
+
+struct member_segments {
+	struct dev *dev;
+	uint8_t *buf;                /* the window */
+	struct segment *seg;
+	int n, cap;
+	bool threaded;
+	int rc;
+	struct diag d;
+};
+
+/* Picks the copy to read: the present copies take turns, so a mirror's
+ * members share the work of a long read. */
+static const struct copy *pick_copy(struct array *a, const struct copy *c, int n, uint64_t turn)
+{
+	const struct copy *present[ST_MAX_DISKS];
+	int k = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (a->role[c[i].role])
+			present[k++] = &c[i];
+	return k ? present[turn % (uint64_t)k] : NULL;
+}
+
+static int add_segment(struct member_segments *ms, uint64_t member_off, size_t buf_off, size_t len)
+{
+	struct segment *s;
+
+	if (ms->n && ms->seg[ms->n - 1].member_off + ms->seg[ms->n - 1].len == member_off &&
+	    ms->seg[ms->n - 1].buf_off + ms->seg[ms->n - 1].len == buf_off) {
+		ms->seg[ms->n - 1].len += len;
+		return 0;
+	}
+	if (ms->n == ms->cap) {
+		int cap = ms->cap ? 2 * ms->cap : 16;
+
+		s = realloc(ms->seg, (size_t)cap * sizeof(*s));
+		if (!s)
+			return -1;
+		ms->seg = s;
+		ms->cap = cap;
+	}
+	ms->seg[ms->n++] = (struct segment){ member_off, buf_off, len };
+	return 0;
+}
+
+/* Splits array bytes [off, off + len) into per-member segments. */
+static int plan_window(struct array *a, uint64_t off, size_t len, struct member_segments *ms,
+		       struct diag *d)
+{
+	struct copy c[ST_MAX_DISKS];
+	size_t done = 0;
+
+	while (done < len) {
+		uint64_t at = off + done, run, piece;
+		int n = layout_locate(&a->geo, at / 512, c, &run);
+		const struct copy *pick = pick_copy(a, c, n, at / COPY_BYTES);
+		struct member *m;
+
+		if (!pick)
+			return diag_fail(d, "no member holds array sector %llu", (unsigned long long)(at / 512));
+		m = a->role[pick->role];
+		piece = run * 512 - at % 512;
+		if (piece > len - done)
+			piece = len - done;
+		if (piece > COPY_BYTES - at % COPY_BYTES)
+			piece = COPY_BYTES - at % COPY_BYTES;
+		if (add_segment(&ms[pick->role], (m->sb.data_offset + pick->sector) * 512 + at % 512,
+				done, (size_t)piece) < 0)
+			return diag_fail(d, "out of memory");
+		done += (size_t)piece;
+	}
+	return 0;
+}
+
+static void *window_member_run(void *p)
+{
+	struct member_segments *ms = p;
+	int i;
+
+	for (i = 0; i < ms->n && ms->rc == 0; i++)
+		ms->rc = dev_read(ms->dev, ms->buf + ms->seg[i].buf_off, ms->seg[i].len,
+				  ms->seg[i].member_off, &ms->d);
+	return NULL;
+}
+
+/* RAID0/1/10: a window of the array at a time; each member reads its
+ * segments of the window in its own thread. */
 static int read_copy_levels(struct array *a, uint64_t off, uint64_t end,
 			    stripe_sink sink, void *ctx, struct diag *d)
 {
-	uint8_t *buf = dev_alloc(COPY_BYTES);
-	struct copy c[ST_MAX_DISKS];
-	int rc = 0;
+	int n = a->geo.raid_disks, i, rc = 0;
+	size_t window = (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
+	struct member_segments *ms = calloc((size_t)n, sizeof(*ms));
+	pthread_t *th = calloc((size_t)n, sizeof(*th));
+	uint8_t *buf = dev_alloc(window);
 
+	if (!ms || !th)
+		rc = diag_fail(d, "out of memory");
+	for (i = 0; rc == 0 && i < n; i++) {
+		ms[i].dev = a->role[i] ? &a->role[i]->dev : NULL;
+		ms[i].buf = buf;
+	}
 	while (rc == 0 && off < end) {
-		uint64_t sector = off / 512, run, len;
-		int n = layout_locate(&a->geo, sector, c, &run), i;
-		struct member *m = NULL;
+		size_t len = end - off < window ? (size_t)(end - off) : window;
 
-		for (i = 0; i < n && !m; i++)
-			m = a->role[c[i].role];
-		if (!m) {
-			rc = diag_fail(d, "no member holds array sector %llu", (unsigned long long)sector);
-			break;
+		for (i = 0; i < n; i++) {
+			ms[i].n = 0;
+			ms[i].rc = 0;
 		}
-		--i;
-		len = run * 512 - (off % 512);
-		if (len > end - off)
-			len = end - off;
-		if (len > COPY_BYTES)
-			len = COPY_BYTES;
-		rc = dev_read(&m->dev, buf, (size_t)len,
-			      (m->sb.data_offset + c[i].sector) * 512 + off % 512, d);
+		rc = plan_window(a, off, len, ms, d);
+		for (i = 0; rc == 0 && i < n; i++) {
+			ms[i].threaded = ms[i].n &&
+				pthread_create(&th[i], NULL, window_member_run, &ms[i]) == 0;
+			if (!ms[i].threaded)
+				window_member_run(&ms[i]);
+		}
+		for (i = 0; i < n; i++) {
+			if (ms[i].threaded)
+				pthread_join(th[i], NULL);
+			if (ms[i].rc < 0 && rc == 0) {
+				*d = ms[i].d;
+				rc = -1;
+			}
+		}
 		if (rc == 0)
-			rc = sink(ctx, buf, (size_t)len, d);
+			rc = sink(ctx, buf, len, d);
 		off += len;
 	}
+	for (i = 0; ms && i < n; i++)
+		free(ms[i].seg);
+	free(ms);
+	free(th);
 	free(buf);
 	return rc;
 }

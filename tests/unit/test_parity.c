@@ -79,34 +79,34 @@ static void test_field(void)
 	uint8_t x = 1;
 
 	for (int i = 0; i < 10; i++)
-		ok_exp &= gf_exp(i) == first[i];
-	ok(ok_exp, "gf_exp(0..9) = 1 2 4 .. 0x80 0x1d 0x3a");
-	ok(gf_exp(8) == 0x1d, "g^8 = 0x1d (polynomial 0x11d)");
-	ok(gf_exp(255) == 1 && gf_exp(256) == 2 && gf_exp(510) == 1, "g^255 = 1, powers wrap mod 255");
-	ok(gf_exp(-1) == 0x8e && gf_exp(-255) == 1, "negative powers: g^-1 = 0x8e");
+		ok_exp &= md_gf_exp(i) == first[i];
+	ok(ok_exp, "md_gf_exp(0..9) = 1 2 4 .. 0x80 0x1d 0x3a");
+	ok(md_gf_exp(8) == 0x1d, "g^8 = 0x1d (polynomial 0x11d)");
+	ok(md_gf_exp(255) == 1 && md_gf_exp(256) == 2 && md_gf_exp(510) == 1, "g^255 = 1, powers wrap mod 255");
+	ok(md_gf_exp(-1) == 0x8e && md_gf_exp(-255) == 1, "negative powers: g^-1 = 0x8e");
 
 	ok_exp = 1;
 	for (int i = 0; i < 255; i++, x = m_mul2(x)) {
-		ok_exp &= gf_exp(i) == x;
-		ok_log &= gf_log(x) == i;
-		if (gf_log(x) >= 0 && gf_log(x) < 255)
-			seen[gf_log(x)]++;
+		ok_exp &= md_gf_exp(i) == x;
+		ok_log &= md_gf_log(x) == i;
+		if (md_gf_log(x) >= 0 && md_gf_log(x) < 255)
+			seen[md_gf_log(x)]++;
 	}
 	for (int i = 0; i < 255; i++)
 		ok_log &= seen[i] == 1;
-	ok(ok_exp, "gf_exp matches repeated doubling for all 255 powers");
-	ok(ok_log && gf_log(0) == -1, "gf_log inverts gf_exp, gf_log(0) = -1");
+	ok(ok_exp, "md_gf_exp matches repeated doubling for all 255 powers");
+	ok(ok_log && md_gf_log(0) == -1, "md_gf_log inverts md_gf_exp, md_gf_log(0) = -1");
 
 	for (int a = 0; a < 256; a++)
 		for (int b = 0; b < 256; b++)
-			ok_mul &= gf_mul((uint8_t)a, (uint8_t)b) == m_mul((uint8_t)a, (uint8_t)b);
-	ok(ok_mul, "gf_mul matches shift-and-add for all 65536 pairs");
-	ok(gf_mul(0x80, 2) == 0x1d && gf_mul(0x8e, 2) == 1 && gf_mul(3, 7) == 9,
-	   "gf_mul known values: 0x80*2 = 0x1d, 0x8e*2 = 1, 3*7 = 9");
+			ok_mul &= md_gf_mul((uint8_t)a, (uint8_t)b) == m_mul((uint8_t)a, (uint8_t)b);
+	ok(ok_mul, "md_gf_mul matches shift-and-add for all 65536 pairs");
+	ok(md_gf_mul(0x80, 2) == 0x1d && md_gf_mul(0x8e, 2) == 1 && md_gf_mul(3, 7) == 9,
+	   "md_gf_mul known values: 0x80*2 = 0x1d, 0x8e*2 = 1, 3*7 = 9");
 
 	for (int a = 1; a < 256; a++)
-		ok_inv &= gf_mul((uint8_t)a, gf_inv((uint8_t)a)) == 1;
-	ok(ok_inv && gf_inv(1) == 1 && gf_inv(2) == 0x8e, "gf_inv: x * inv(x) = 1 for all x != 0");
+		ok_inv &= md_gf_mul((uint8_t)a, md_gf_inv((uint8_t)a)) == 1;
+	ok(ok_inv && md_gf_inv(1) == 1 && md_gf_inv(2) == 0x8e, "md_gf_inv: x * inv(x) = 1 for all x != 0");
 }
 
 /* ---- blocks ---- */
@@ -309,6 +309,43 @@ static void test_xor(void)
 	free(want);
 }
 
+/* More slots than the field has distinct coefficients: P and Q still follow
+ * md's definition, losses that need Q to tell two slots apart are refused,
+ * and the others still work. */
+static void test_wide(void)
+{
+	enum { N = 300, LEN = 128 };
+	uint8_t *orig[N + 2], *work[N + 2];
+	int two[2] = { 3, 9 }, dq[2] = { 7, N + 1 }, good = 1;
+
+	for (int i = 0; i < N + 2; i++) {
+		orig[i] = xalloc(LEN);
+		work[i] = xalloc(LEN);
+		if (i < N)
+			fill(orig[i], LEN);
+	}
+	m_pq(N, LEN, orig, orig[N], orig[N + 1]);
+	for (int i = 0; i < N + 2; i++)
+		memcpy(work[i], orig[i], LEN);
+	memset(work[N], 0, LEN);
+	memset(work[N + 1], 0, LEN);
+	parity_gen_pq(N, LEN, (void **)work);
+	for (int i = 0; i < N + 2; i++)
+		good &= !memcmp(work[i], orig[i], LEN);
+	ok(good, "%d data slots: P,Q match the model", N);
+	ok(parity_recover(N, 1, LEN, (void **)work, two, 2) == -1,
+	   "%d data slots: two lost data slots refused", N);
+	memset(work[7], 0, LEN);
+	memset(work[N + 1], 0, LEN);
+	ok(parity_recover(N, 1, LEN, (void **)work, dq, 2) == 0 &&
+	   !memcmp(work[7], orig[7], LEN) && !memcmp(work[N + 1], orig[N + 1], LEN),
+	   "%d data slots: a data slot and Q recovered", N);
+	for (int i = 0; i < N + 2; i++) {
+		free(orig[i]);
+		free(work[i]);
+	}
+}
+
 /* DDF passes its P/Q positions as one shared zero block. */
 static void test_shared_zero(void)
 {
@@ -392,6 +429,7 @@ int main(void)
 	test_refusals();
 	test_xor();
 	test_shared_zero();
+	test_wide();
 	test_odd_length();
 	test_all_losses();
 	return tap_done();
