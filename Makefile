@@ -42,7 +42,8 @@ BINS       := $(BIN_SRC:%.c=$(O)/%)
 UNITS      := $(UNIT_SRC:%.c=$(O)/%) $(TTOOL_SRC:%.c=$(O)/%)
 BENCHES    := $(BENCH_SRC:%.c=$(O)/%)
 FUZZERS    := $(FUZZ_SRC:%.c=build/%)
-TOOLS      := $(sort $(wildcard tools/stripe-*))
+# stripe-deps and stripe-demo work from a source tree and are not installed
+TOOLS      := $(filter-out tools/stripe-deps tools/stripe-demo,$(sort $(wildcard tools/stripe-*)))
 MANPAGES   := $(sort $(wildcard man/*.[1-8]))
 
 .PHONY: all deps check check-md bench fuzz demo install uninstall clean units

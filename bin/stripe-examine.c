@@ -150,6 +150,8 @@ static void load_extra(struct member *m, struct member_extra *x)
 }
 
 #define FIELD(name, ...) do { printf("%15s : ", name); printf(__VA_ARGS__); printf("\n"); } while (0)
+/* mdadm sets the role lines one column further left than the rest. */
+#define FIELD14(name, ...) do { printf("%14s : ", name); printf(__VA_ARGS__); printf("\n"); } while (0)
 
 static void print_bitmap_text(const struct member_extra *x, const struct md_super *s)
 {
@@ -172,7 +174,105 @@ static void print_bitmap_text(const struct member_extra *x, const struct md_supe
 	      x->bitmap.state & BITMAP_WRITE_ERROR ? ", write error" : "");
 }
 
-static void print_member_text(const struct member *m, const struct member_extra *x, int verbose)
+static void print_geometry_text(const struct md_super *s)
+{
+	char b[64];
+
+	if (s->level == 5 || s->level == 6 || s->level == 10 ||
+	    (s->level == 0 && (s->feature_map & SB1_FEAT_RAID0_LAYOUT)))
+		FIELD("Layout", "%s", layout_str(s, b, sizeof(b)));
+	if (s->level != 1 && s->chunk_sectors) {
+		chunk_str(s->chunk_sectors, b, sizeof(b));
+		FIELD("Chunk Size", "%s", b);
+	}
+}
+
+static void disk_state_words(uint32_t st, char *buf, size_t len)
+{
+	static const char *const words[] = { "faulty", "active", "sync", "removed" };
+	size_t used = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < 4; i++)
+		if (st & (1u << i))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "", words[i]);
+	if (!used)
+		snprintf(buf, len, "spare");
+}
+
+/* The path of the member given on the command line with device number n. */
+static const char *path_of_number(const struct array *a, int n)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++)
+		if (a->members[i].has_sb && a->members[i].sb.major == 0 && a->members[i].sb.dev_number == n &&
+		    a->members[i].state != MEMBER_FOREIGN)
+			return a->members[i].path;
+	return "";
+}
+
+static void print_disk_row(const char *label, const struct sb0 *r, int n, const char *path)
+{
+	char st[64];
+
+	disk_state_words(sb0_disk(r, n, SB0_D_STATE), st, sizeof(st));
+	printf("%4s %5u %7u %8u %8u      %-11s   %s\n", label, sb0_disk(r, n, SB0_D_NUMBER),
+	       sb0_disk(r, n, SB0_D_MAJOR), sb0_disk(r, n, SB0_D_MINOR),
+	       sb0_disk(r, n, SB0_D_RAID_DISK), st, path);
+}
+
+/* 0.90 members read as mdadm shows them: counts and a table of disks. */
+static void print_v0_text(const struct array *a, const struct member *m)
+{
+	const struct md_super *s = &m->sb;
+	const struct sb0 *r = &s->raw.v0;
+	char b[64], u[36], label[8];
+	int i;
+
+	FIELD("Magic", "a92b4efc");
+	FIELD("Version", "0.%02u.%02u", r->w[SB0_MINOR], r->w[SB0_PATCH]);
+	super_uuid_str(s->uuid, u);
+	FIELD("UUID", "%s", u);
+	FIELD("Creation Time", "%s", time_str(s->ctime, b, sizeof(b)));
+	FIELD("Raid Level", "%s", level_name(s->level));
+	if (s->level != 0) {
+		human_size(s->size * 512, b, sizeof(b));
+		FIELD("Used Dev Size", "%llu%s", (unsigned long long)s->size / 2, b);
+		human_size(member_array_bytes(s), b, sizeof(b));
+		FIELD("Array Size", "%llu%s", (unsigned long long)member_array_bytes(s) / 1024, b);
+	}
+	FIELD("Raid Devices", "%d", s->raid_disks);
+	FIELD("Total Devices", "%u", r->w[SB0_NR_DISKS]);
+	FIELD("Preferred Minor", "%u", r->w[SB0_MD_MINOR]);
+	printf("\n");
+	FIELD("Update Time", "%s", time_str(s->utime, b, sizeof(b)));
+	FIELD("State", "%s", r->w[SB0_STATE] & (1u << SB0_ST_CLEAN) ? "clean" : "active");
+	FIELD("Active Devices", "%u", r->w[SB0_ACTIVE]);
+	FIELD("Working Devices", "%u", r->w[SB0_WORKING]);
+	FIELD("Failed Devices", "%u", r->w[SB0_FAILED]);
+	FIELD("Spare Devices", "%u", r->w[SB0_SPARE]);
+	if (s->csum_stored == s->csum_computed)
+		FIELD("Checksum", "%x - correct", s->csum_stored);
+	else
+		FIELD("Checksum", "%x - expected %x", s->csum_stored, s->csum_computed);
+	FIELD("Events", "%llu", (unsigned long long)s->events);
+	printf("\n");
+	print_geometry_text(s);
+	printf("\n      Number   Major   Minor   RaidDevice State\n");
+	print_disk_row("this", r, -1, m->path);
+	printf("\n");
+	for (i = 0; i < SB0_DISKS; i++) {
+		if (!sb0_disk(r, i, SB0_D_STATE) && !sb0_disk(r, i, SB0_D_MAJOR) && i >= (int)r->w[SB0_NR_DISKS])
+			continue;
+		snprintf(label, sizeof(label), "%d", i);
+		print_disk_row(label, r, i, path_of_number(a, i));
+	}
+}
+
+static void print_member_text(const struct array *a, const struct member *m,
+			      const struct member_extra *x, int verbose)
 {
 	const struct md_super *s = &m->sb;
 	char b1[64], b2[64], u[36];
@@ -181,6 +281,10 @@ static void print_member_text(const struct member *m, const struct member_extra 
 	printf("%s:\n", m->path);
 	if (!m->has_sb) {
 		printf("%15s : %s\n", "Error", m->reason);
+		return;
+	}
+	if (s->major == 0) {
+		print_v0_text(a, m);
 		return;
 	}
 	FIELD("Magic", "a92b4efc");
@@ -197,13 +301,16 @@ static void print_member_text(const struct member *m, const struct member_extra 
 	printf("\n");
 	human_size(s->data_size * 512, b1, sizeof(b1));
 	FIELD("Avail Dev Size", "%llu sectors%s", (unsigned long long)s->data_size, b1);
-	human_size(member_array_bytes(s), b1, sizeof(b1));
-	FIELD("Array Size", "%llu KiB%s", (unsigned long long)member_array_bytes(s) / 1024, b1);
+	if (s->level != 0) {
+		human_size(member_array_bytes(s), b1, sizeof(b1));
+		FIELD("Array Size", "%llu KiB%s", (unsigned long long)member_array_bytes(s) / 1024, b1);
+	}
 	if (s->size && s->size != s->data_size) {
 		human_size(s->size * 512, b1, sizeof(b1));
 		FIELD("Used Dev Size", "%llu sectors%s", (unsigned long long)s->size, b1);
 	}
-	FIELD("Data Offset", "%llu sectors", (unsigned long long)s->data_offset);
+	if (s->data_offset || s->minor != 0)
+		FIELD("Data Offset", "%llu sectors", (unsigned long long)s->data_offset);
 	FIELD("Super Offset", "%llu sectors", (unsigned long long)s->sb_sector);
 	if (s->feature_map & SB1_FEAT_RECOVERY_OFFSET && s->major == 1)
 		FIELD("Recovery Offset", "%llu sectors", (unsigned long long)s->recovery_offset);
@@ -228,17 +335,12 @@ static void print_member_text(const struct member *m, const struct member_extra 
 		FIELD("Checksum", "%x - expected %x", s->csum_stored, s->csum_computed);
 	FIELD("Events", "%llu", (unsigned long long)s->events);
 	printf("\n");
-	if (s->level == 5 || s->level == 6 || s->level == 10)
-		FIELD("Layout", "%s", layout_str(s, b1, sizeof(b1)));
-	if (s->level != 1 && s->chunk_sectors) {
-		chunk_str(s->chunk_sectors, b1, sizeof(b1));
-		FIELD("Chunk Size", "%s", b1);
-	}
+	print_geometry_text(s);
 	printf("\n");
 	role_str(s, b1, sizeof(b1));
-	FIELD("Device Role", "%s", b1);
+	FIELD14("Device Role", "%s", b1);
 	array_state_str(s, b2, sizeof(b2));
-	FIELD("Array State", "%s ('A' == active, '.' == missing, 'R' == replacing)", b2);
+	FIELD14("Array State", "%s ('A' == active, '.' == missing, 'R' == replacing)", b2);
 	for (i = 0; verbose && x->has_bblog > 0 && i < x->bblog.count; i++)
 		printf("%15s   %llu for %llu sectors\n", i ? "" : "Bad Blocks",
 		       (unsigned long long)x->bblog.ranges[i].start, (unsigned long long)x->bblog.ranges[i].len);
@@ -521,7 +623,7 @@ int main(int argc, char **argv)
 			export_array(&a);
 	} else {
 		for (i = 0; !quiet && i < a.nmembers; i++) {
-			print_member_text(&a.members[i], &extra[i], verbose);
+			print_member_text(&a, &a.members[i], &extra[i], verbose);
 			printf("\n");
 		}
 		if (formed)

@@ -43,3 +43,16 @@ TOOLS="stripe-examine stripe-read"
 	assert_failure 2
 	[[ $stderr == *"--offset: '12Q' is not a size"* ]]
 }
+
+@test "make install puts tools, man pages and completion under DESTDIR, and make uninstall removes them" {
+	local d=$BATS_TEST_TMPDIR/root
+	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr > /dev/null
+	[ -x "$d/usr/bin/stripe-examine" ]
+	[ -x "$d/usr/bin/stripe-read" ]
+	[ -f "$d/usr/share/man/man1/stripe-read.1" ]
+	[ -f "$d/usr/share/man/man7/stripe.7" ]
+	[ -f "$d/usr/share/bash-completion/completions/stripe" ]
+	[ -L "$d/usr/share/bash-completion/completions/stripe-read" ]
+	make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr > /dev/null
+	[ -z "$(find "$d" -type f -o -type l)" ]
+}

@@ -117,9 +117,10 @@ setup_file() {
 @test "examine reads a 0.90 superblock and lists the array's roles" {
 	run stripe-examine $(members r1-3d-0.90)
 	assert_success
-	assert_output --partial "Version : 0.90"
+	assert_output --partial "Version : 0.90.00"
 	assert_output --partial "Raid Level : raid1"
-	assert_output --partial "Array State : AAA"
+	assert_output --regexp "this +1 +254 +16 +1 +active sync +$FIX/r1-3d-0.90/member1.img"
+	assert_output --partial "Role 2 : $FIX/r1-3d-0.90/member2.img"
 }
 
 @test "examine reads util-linux's md test images (0.90 raid1 member, 1.2 raid0 of one)" {
@@ -135,4 +136,21 @@ setup_file() {
 	[ "$(jq -r '.members[0].metadata' <<<"$output")" = 1.2 ]
 	[ "$(jq -r '.members[0].data_offset_sectors' <<<"$output")" = 4096 ]
 	[ "$(jq -r '.array.chunk_size_bytes' <<<"$output")" = 524288 ]
+}
+
+@test "examine prints the same field lines as mdadm --examine for every fixture member" {
+	local F='^ *(Magic|Version|Feature Map|Array UUID|Raid Level|Raid Devices|Avail Dev Size|Array Size|Used Dev Size|Data Offset|Super Offset|State|Device UUID|Checksum|Events|Layout|Chunk Size|Device Role|Array State|Bad Block Log|Recovery Offset|Resync Offset|Total Devices|Active Devices|Working Devices|Failed Devices|Spare Devices) :'
+	local d set f n want got bad=""
+	for d in "$TOP"/tests/fixtures/*/; do
+		set=$(basename "$d")
+		for f in "$d"examine-*.txt; do
+			[ -f "$f" ] || continue
+			n=${f##*-}
+			n=${n%.txt}
+			want=$(sed 1d "$f" | grep -E "$F")
+			got=$(stripe-examine "$FIX/$set/member$n.img" | grep -E "$F" | head -n "$(grep -c . <<<"$want")") || true
+			[ "$want" = "$got" ] || bad+=" $set/$n"
+		done
+	done
+	[ -z "$bad" ] || fail "differs from mdadm --examine:$bad"
 }
