@@ -22,8 +22,11 @@ Q          := $(if $(V),,@)
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CPPFLAGS   += -Ilib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DSTRIPE_VERSION='"$(VERSION)"'
-LDLIBS     += -lpthread
+# libblkid and libmount (util-linux) for the safety probes in lib/probe.c
+PKG_CFLAGS := $(shell pkg-config --cflags blkid mount 2>/dev/null || echo -I/usr/include/blkid -I/usr/include/libmount)
+PKG_LIBS   := $(shell pkg-config --libs blkid mount 2>/dev/null || echo -lblkid -lmount)
+CPPFLAGS   += -Ilib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DSTRIPE_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
+LDLIBS     += $(PKG_LIBS) -lpthread
 ifeq ($(SAN),1)
 CFLAGS     += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS    += -fsanitize=address,undefined

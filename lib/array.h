@@ -71,8 +71,13 @@ int array_check_readable(const struct array *a, struct diag *d);
  * placement, so this is an upper bound). */
 int array_redundancy(const struct geometry *g);
 
+/* Records on every in-sync member that the array is about to change
+ * (clean = false: events + 1, resync needed) or is consistent again
+ * (clean = true: events + 1, in sync), as md does around writes, so an
+ * interrupted run is seen as "needs resync" by md and by stripe. */
+int array_mark(struct array *a, bool clean, struct diag *d);
+
 const char *member_state_name(enum member_state s);
 const char *array_state_name(enum array_state s);
-const char *level_name(int level);
 
 #endif

@@ -23,20 +23,6 @@ const char *array_state_name(enum array_state s)
 	return s == ARRAY_CLEAN ? "clean" : s == ARRAY_DEGRADED ? "degraded" : "failed";
 }
 
-const char *level_name(int level)
-{
-	switch (level) {
-	case -1: return "linear";
-	case 0: return "raid0";
-	case 1: return "raid1";
-	case 4: return "raid4";
-	case 5: return "raid5";
-	case 6: return "raid6";
-	case 10: return "raid10";
-	default: return "unknown";
-	}
-}
-
 static void load_member(struct member *m, const char *path, enum dev_mode mode)
 {
 	struct diag d;

@@ -1,6 +1,7 @@
 /* dev: member I/O on regular files and block devices (size via BLKGETSIZE64). */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,48 @@ int dev_write(struct dev *dv, const void *buf, size_t len, uint64_t off, struct 
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+int dev_sync(struct dev *dv, struct diag *d)
+{
+	if (fdatasync(dv->fd) < 0 && errno != EINVAL && errno != EROFS)
+		return diag_fail(d, "%s: flush failed: %s", dv->path, strerror(errno));
+	return 0;
+}
+
+static int zero_by_writing(struct dev *dv, uint64_t off, uint64_t len, struct diag *d)
+{
+	size_t chunk = 1u << 20;
+	void *z = dev_alloc(chunk);
+	int rc = 0;
+
+	memset(z, 0, chunk);
+	while (rc == 0 && len) {
+		size_t n = len < chunk ? (size_t)len : chunk;
+
+		rc = dev_write(dv, z, n, off, d);
+		off += n;
+		len -= n;
+	}
+	free(z);
+	return rc;
+}
+
+int dev_zero(struct dev *dv, uint64_t off, uint64_t len, struct diag *d)
+{
+	if (!len)
+		return 0;
+	if (dv->is_blockdev) {
+		uint64_t range[2] = { off, len };
+
+		if (off % 512 == 0 && len % 512 == 0 && ioctl(dv->fd, BLKZEROOUT, range) == 0)
+			return 0;
+		return zero_by_writing(dv, off, len, d);
+	}
+	/* A hole costs nothing to make and reads back as zeroes. */
+	if (fallocate(dv->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+		return 0;
+	return zero_by_writing(dv, off, len, d);
 }
 
 void *dev_alloc(size_t len)

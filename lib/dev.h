@@ -32,6 +32,13 @@ void dev_close(struct dev *dv);
 int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d);
 int dev_write(struct dev *dv, const void *buf, size_t len, uint64_t off, struct diag *d);
 
+/* Flushes what was written to stable storage (fdatasync). */
+int dev_sync(struct dev *dv, struct diag *d);
+
+/* Makes [off, off + len) read as zeroes: a hole punched in a file, BLKZEROOUT
+ * on a block device, plain writes of zeroes where neither works. */
+int dev_zero(struct dev *dv, uint64_t off, uint64_t len, struct diag *d);
+
 /* Aligned allocation for I/O and parity buffers (4 KiB aligned); exits on
  * out-of-memory, the one failure no caller can mend. */
 void *dev_alloc(size_t len);

@@ -792,3 +792,33 @@ int layout_parse(int level, const char *name, struct diag *d)
 	}
 	return unknown_word(level, name, d);
 }
+
+const char *level_name(int level)
+{
+	switch (level) {
+	case -1: return "linear";
+	case MD_LEVEL_RAID0: return "raid0";
+	case MD_LEVEL_RAID1: return "raid1";
+	case MD_LEVEL_RAID4: return "raid4";
+	case MD_LEVEL_RAID5: return "raid5";
+	case MD_LEVEL_RAID6: return "raid6";
+	case MD_LEVEL_RAID10: return "raid10";
+	default: return "unknown";
+	}
+}
+
+int level_parse(const char *s, struct diag *d)
+{
+	static const struct { const char *name; int level; } names[] = {
+		{ "0", 0 }, { "raid0", 0 }, { "stripe", 0 }, { "1", 1 }, { "raid1", 1 },
+		{ "mirror", 1 }, { "4", 4 }, { "raid4", 4 }, { "5", 5 }, { "raid5", 5 },
+		{ "6", 6 }, { "raid6", 6 }, { "10", 10 }, { "raid10", 10 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcasecmp(s, names[i].name) == 0)
+			return names[i].level;
+	diag_fail(d, "unknown level '%s' (0, 1, 4, 5, 6, 10 or raid0 ... raid10)", s);
+	return -100;
+}

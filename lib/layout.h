@@ -97,4 +97,11 @@ const char *layout_name(int level, int layout, char *buf, int len);
  * 0x hex).  Returns -1 with a message for a name md does not know here. */
 int layout_parse(int level, const char *name, struct diag *d);
 
+/* "raid5" for 5; "unknown" for numbers md has no level for. */
+const char *level_name(int level);
+
+/* Accepts md's names and mdadm's synonyms: 0..10, raid0..raid10, stripe,
+ * mirror.  Returns the level, or -100 with a message. */
+int level_parse(const char *s, struct diag *d);
+
 #endif

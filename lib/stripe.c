@@ -16,6 +16,7 @@ struct member_io {
 	void *buf;
 	size_t len;
 	uint64_t off;
+	bool write;
 	int rc;
 	struct diag d;
 };
@@ -24,12 +25,15 @@ static void *member_io_run(void *p)
 {
 	struct member_io *io = p;
 
-	io->rc = dev_read(io->dev, io->buf, io->len, io->off, &io->d);
+	if (io->write)
+		io->rc = dev_write(io->dev, io->buf, io->len, io->off, &io->d);
+	else
+		io->rc = dev_read(io->dev, io->buf, io->len, io->off, &io->d);
 	return NULL;
 }
 
-/* Reads every io at once, one thread each; returns the first failure. */
-static int read_parallel(struct member_io *io, int n, struct diag *d)
+/* Runs every io at once, one thread each; returns the first failure. */
+static int io_parallel(struct member_io *io, int n, struct diag *d)
 {
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
 	bool *started = calloc((size_t)n, sizeof(*started));
@@ -148,7 +152,7 @@ static int read_parity_levels(struct array *a, uint64_t off, uint64_t end,
 			io[i].len = nrows * b.chunk;
 			io[i].off = m ? m->sb.data_offset * 512 + row * b.chunk : 0;
 		}
-		rc = read_parallel(io, n, d);
+		rc = io_parallel(io, n, d);
 		for (k = 0; rc == 0 && k < nrows; k++) {
 			struct stripe_map map;
 			uint64_t base = (row + k) * row_bytes;
@@ -183,6 +187,7 @@ struct member_segments {
 	struct segment *seg;
 	int n, cap;
 	bool threaded;
+	bool write;
 	int rc;
 	struct diag d;
 };
@@ -222,30 +227,35 @@ static int add_segment(struct member_segments *ms, uint64_t member_off, size_t b
 	return 0;
 }
 
-/* Splits array bytes [off, off + len) into per-member segments. */
+/* Splits array bytes [off, off + len) into per-member segments: one copy
+ * of each piece to read, or every present copy to write. */
 static int plan_window(struct array *a, uint64_t off, size_t len, struct member_segments *ms,
-		       struct diag *d)
+		       bool every_copy, struct diag *d)
 {
 	struct copy c[ST_MAX_DISKS];
 	size_t done = 0;
 
 	while (done < len) {
 		uint64_t at = off + done, run, piece;
-		int n = layout_locate(&a->geo, at / 512, c, &run);
+		int n = layout_locate(&a->geo, at / 512, c, &run), i;
 		const struct copy *pick = pick_copy(a, c, n, at / COPY_BYTES);
-		struct member *m;
 
 		if (!pick)
 			return diag_fail(d, "no member holds array sector %llu", (unsigned long long)(at / 512));
-		m = a->role[pick->role];
 		piece = run * 512 - at % 512;
 		if (piece > len - done)
 			piece = len - done;
 		if (piece > COPY_BYTES - at % COPY_BYTES)
 			piece = COPY_BYTES - at % COPY_BYTES;
-		if (add_segment(&ms[pick->role], (m->sb.data_offset + pick->sector) * 512 + at % 512,
-				done, (size_t)piece) < 0)
-			return diag_fail(d, "out of memory");
+		for (i = 0; i < n; i++) {
+			struct member *m = a->role[c[i].role];
+
+			if (!m || (!every_copy && &c[i] != pick))
+				continue;
+			if (add_segment(&ms[c[i].role], (m->sb.data_offset + c[i].sector) * 512 + at % 512,
+					done, (size_t)piece) < 0)
+				return diag_fail(d, "out of memory");
+		}
 		done += (size_t)piece;
 	}
 	return 0;
@@ -256,22 +266,74 @@ static void *window_member_run(void *p)
 	struct member_segments *ms = p;
 	int i;
 
-	for (i = 0; i < ms->n && ms->rc == 0; i++)
-		ms->rc = dev_read(ms->dev, ms->buf + ms->seg[i].buf_off, ms->seg[i].len,
-				  ms->seg[i].member_off, &ms->d);
+	for (i = 0; i < ms->n && ms->rc == 0; i++) {
+		uint8_t *at = ms->buf + ms->seg[i].buf_off;
+
+		if (ms->write)
+			ms->rc = dev_write(ms->dev, at, ms->seg[i].len, ms->seg[i].member_off, &ms->d);
+		else
+			ms->rc = dev_read(ms->dev, at, ms->seg[i].len, ms->seg[i].member_off, &ms->d);
+	}
 	return NULL;
 }
 
-/* RAID0/1/10: a window of the array at a time; each member reads its
- * segments of the window in its own thread. */
-static int read_copy_levels(struct array *a, uint64_t off, uint64_t end,
-			    stripe_sink sink, void *ctx, struct diag *d)
+/* Fills buf from source until len bytes or the end of the input. */
+static long long fill_from(stripe_source source, void *ctx, uint8_t *buf, size_t len, struct diag *d)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		long long n = source(ctx, buf + got, len - got, d);
+
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (long long)got;
+}
+
+/* One window's member I/O, each member in its own thread. */
+static int window_io(struct array *a, struct member_segments *ms, pthread_t *th, uint64_t off,
+		     size_t len, bool write, struct diag *d)
+{
+	int n = a->geo.raid_disks, i, rc;
+
+	for (i = 0; i < n; i++) {
+		ms[i].n = 0;
+		ms[i].rc = 0;
+		ms[i].write = write;
+	}
+	rc = plan_window(a, off, len, ms, write, d);
+	for (i = 0; rc == 0 && i < n; i++) {
+		ms[i].threaded = ms[i].n && pthread_create(&th[i], NULL, window_member_run, &ms[i]) == 0;
+		if (!ms[i].threaded)
+			window_member_run(&ms[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (ms[i].threaded)
+			pthread_join(th[i], NULL);
+		ms[i].threaded = false;
+		if (ms[i].rc < 0 && rc == 0) {
+			*d = ms[i].d;
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/* RAID0/1/10: a window of the array at a time; reads take one copy of each
+ * piece, the present copies in turn, writes go to every present copy. */
+static int copy_levels(struct array *a, uint64_t off, uint64_t end, stripe_sink sink,
+		       stripe_source source, void *ctx, uint64_t *done, struct diag *d)
 {
 	int n = a->geo.raid_disks, i, rc = 0;
 	size_t window = (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
 	struct member_segments *ms = calloc((size_t)n, sizeof(*ms));
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
 	uint8_t *buf = dev_alloc(window);
+	uint64_t start = off;
 
 	if (!ms || !th)
 		rc = diag_fail(d, "out of memory");
@@ -282,35 +344,172 @@ static int read_copy_levels(struct array *a, uint64_t off, uint64_t end,
 	while (rc == 0 && off < end) {
 		size_t len = end - off < window ? (size_t)(end - off) : window;
 
-		for (i = 0; i < n; i++) {
-			ms[i].n = 0;
-			ms[i].rc = 0;
-		}
-		rc = plan_window(a, off, len, ms, d);
-		for (i = 0; rc == 0 && i < n; i++) {
-			ms[i].threaded = ms[i].n &&
-				pthread_create(&th[i], NULL, window_member_run, &ms[i]) == 0;
-			if (!ms[i].threaded)
-				window_member_run(&ms[i]);
-		}
-		for (i = 0; i < n; i++) {
-			if (ms[i].threaded)
-				pthread_join(th[i], NULL);
-			if (ms[i].rc < 0 && rc == 0) {
-				*d = ms[i].d;
-				rc = -1;
+		if (source) {
+			long long got = fill_from(source, ctx, buf, len, d);
+
+			if (got <= 0) {
+				rc = (int)got;
+				break;
 			}
+			len = (size_t)got;
+			rc = window_io(a, ms, th, off, len, true, d);
+		} else {
+			rc = window_io(a, ms, th, off, len, false, d);
+			if (rc == 0)
+				rc = sink(ctx, buf, len, d);
 		}
 		if (rc == 0)
-			rc = sink(ctx, buf, len, d);
-		off += len;
+			off += len;
+		if (done)
+			*done = off - start;
 	}
 	for (i = 0; ms && i < n; i++)
 		free(ms[i].seg);
 	free(ms);
 	free(th);
 	free(buf);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Fresh P (and Q) for one row from its data chunks in the batch. */
+static void gen_parity_row(struct parity_batch *b, const struct stripe_map *m, uint64_t k)
+{
+	void *blocks[ST_MAX_DISKS + 2];
+	size_t at = k * b->chunk;
+	int i;
+
+	if (m->qd < 0) {
+		for (i = 0; i < m->data_disks; i++)
+			blocks[i] = b->buf[m->data[i]] + at;
+		parity_xor(b->buf[m->pd] + at, blocks, m->data_disks, b->chunk);
+		return;
+	}
+	for (i = 0; i < m->syndrome_disks; i++)
+		blocks[i] = m->slot[i] < 0 ? b->zero : b->buf[m->slot[i]] + at;
+	blocks[m->syndrome_disks] = b->buf[m->pd] + at;
+	blocks[m->syndrome_disks + 1] = b->buf[m->qd] + at;
+	parity_gen_pq(m->syndrome_disks, b->chunk, blocks);
+}
+
+/* Copies the new bytes [lo, hi) of the array from lin (which starts at
+ * array byte base) into the data chunks of the batch's rows. */
+static void merge_rows(struct parity_batch *b, uint64_t row0, uint64_t nrows, const uint8_t *lin,
+		       uint64_t base, uint64_t lo, uint64_t hi)
+{
+	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, k;
+
+	for (k = 0; k < nrows; k++) {
+		struct stripe_map map;
+		int dd;
+
+		layout_stripe(&b->a->geo, row0 + k, &map);
+		for (dd = 0; dd < map.data_disks; dd++) {
+			uint64_t cb = base + k * row_bytes + (uint64_t)dd * b->chunk, ce = cb + b->chunk;
+			uint64_t from = cb > lo ? cb : lo, to = ce < hi ? ce : hi;
+
+			if (from < to)
+				memcpy(b->buf[map.data[dd]] + k * b->chunk + (from - cb), lin + (from - base),
+				       (size_t)(to - from));
+		}
+		gen_parity_row(b, &map, k);
+	}
+}
+
+static void batch_io(struct parity_batch *b, struct member_io *io, uint64_t row, uint64_t nrows, bool write)
+{
+	int i;
+
+	for (i = 0; i < b->a->geo.raid_disks; i++) {
+		struct member *m = b->a->role[i];
+
+		io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = b->buf[i],
+					    .len = nrows * b->chunk, .write = write,
+					    .off = m ? m->sb.data_offset * 512 + row * b->chunk : 0 };
+	}
+}
+
+/* RAID4/5/6 writes, a batch of rows at a time.  Rows the input covers
+ * whole are computed without reading; a batch with a partial row reads its
+ * rows first (rebuilding what missing members held) and merges. */
+static int write_parity_levels(struct array *a, uint64_t off, uint64_t end, stripe_source source,
+			       void *ctx, uint64_t *written, struct diag *d)
+{
+	struct parity_batch b = { .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512 };
+	int n = a->geo.raid_disks, i, rc = 0;
+	uint64_t row_bytes = b.chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes;
+	struct member_io *io = calloc((size_t)n, sizeof(*io));
+	uint8_t *lin;
+
+	b.rows = BATCH_BYTES / b.chunk ? BATCH_BYTES / b.chunk : 1;
+	b.buf = calloc((size_t)n, sizeof(*b.buf));
+	b.zero = dev_alloc(b.chunk);
+	memset(b.zero, 0, b.chunk);
+	lin = dev_alloc(b.rows * row_bytes);
+	for (i = 0; b.buf && i < n; i++)
+		b.buf[i] = dev_alloc(b.rows * b.chunk);
+	if (!io || !b.buf)
+		rc = diag_fail(d, "out of memory");
+	while (rc == 0 && row * row_bytes < end) {
+		uint64_t base = row * row_bytes, lo = off > base ? off : base;
+		uint64_t hi = base + b.rows * row_bytes < end ? base + b.rows * row_bytes : end, nrows, k;
+		long long got = fill_from(source, ctx, lin + (lo - base), (size_t)(hi - lo), d);
+
+		if (got <= 0) {
+			rc = got < 0 ? -1 : 0;
+			break;
+		}
+		hi = lo + (uint64_t)got;
+		nrows = (hi - base + row_bytes - 1) / row_bytes;
+		if (lo > base || hi < base + nrows * row_bytes) {
+			batch_io(&b, io, row, nrows, false);
+			rc = io_parallel(io, n, d);
+			for (k = 0; rc == 0 && a->missing && k < nrows; k++) {
+				struct stripe_map map;
+
+				layout_stripe(&a->geo, row + k, &map);
+				rc = rebuild_row(&b, &map, k, d);
+			}
+		}
+		if (rc == 0) {
+			merge_rows(&b, row, nrows, lin, base, lo, hi);
+			batch_io(&b, io, row, nrows, true);
+			rc = io_parallel(io, n, d);
+		}
+		if (rc == 0)
+			*written = hi - off;
+		row += nrows;
+	}
+	for (i = 0; b.buf && i < n; i++)
+		free(b.buf[i]);
+	free(b.buf);
+	free(b.zero);
+	free(lin);
+	free(io);
 	return rc;
+}
+
+int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
+		 void *ctx, uint64_t *written, struct diag *d)
+{
+	uint64_t size = a->geo.array_sectors * 512;
+
+	*written = 0;
+	if (off > size || len > size - off)
+		return diag_fail(d, "range %llu+%llu is outside the array (%llu bytes)",
+				 (unsigned long long)off, (unsigned long long)len,
+				 (unsigned long long)size);
+	if (array_check_readable(a, d) < 0)
+		return -1;
+	if (len == 0)
+		return 0;
+	switch (a->geo.level) {
+	case MD_LEVEL_RAID4:
+	case MD_LEVEL_RAID5:
+	case MD_LEVEL_RAID6:
+		return write_parity_levels(a, off, off + len, source, ctx, written, d);
+	default:
+		return copy_levels(a, off, off + len, NULL, source, ctx, written, d);
+	}
 }
 
 int stripe_read(struct array *a, uint64_t off, uint64_t len,
@@ -332,6 +531,6 @@ int stripe_read(struct array *a, uint64_t off, uint64_t len,
 	case MD_LEVEL_RAID6:
 		return read_parity_levels(a, off, off + len, sink, ctx, d);
 	default:
-		return read_copy_levels(a, off, off + len, sink, ctx, d);
+		return copy_levels(a, off, off + len, sink, NULL, ctx, NULL, d);
 	}
 }

@@ -19,4 +19,17 @@ typedef int (*stripe_sink)(void *ctx, const void *buf, size_t len, struct diag *
 int stripe_read(struct array *a, uint64_t off, uint64_t len,
 		stripe_sink sink, void *ctx, struct diag *d);
 
+/* Supplies the bytes to write, in order: fills up to len bytes of buf and
+ * returns how many (fewer only at the end of the input), or -1 with d set. */
+typedef long long (*stripe_source)(void *ctx, void *buf, size_t len, struct diag *d);
+
+/* Writes bytes from source into the array from offset off until the source
+ * ends or len bytes are written, keeping mirrors and parity right: whole
+ * rows are written without reading; partial rows are read, rebuilt where a
+ * member is missing, merged and written back with fresh P (and Q).  What a
+ * missing member would hold stays recoverable from parity.  *written tells
+ * how far it got, also on failure. */
+int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
+		 void *ctx, uint64_t *written, struct diag *d);
+
 #endif

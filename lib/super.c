@@ -213,3 +213,66 @@ bool super_same_array(const struct md_super *a, const struct md_super *b)
 {
 	return memcmp(a->uuid, b->uuid, 16) == 0;
 }
+
+void super_refresh(struct md_super *sb)
+{
+	if (sb->major == 1)
+		from_sb1(sb, &sb->raw.v1);
+	else
+		from_sb0(sb, &sb->raw.v0);
+}
+
+void super_seal(struct md_super *sb)
+{
+	if (sb->major == 1)
+		sb->raw.v1.sb_csum = sb1_csum(&sb->raw.v1);
+	else
+		sb->raw.v0.w[SB0_CSUM] = sb0_csum(&sb->raw.v0);
+	super_refresh(sb);
+}
+
+static void sb0_set_events(struct sb0 *r, uint64_t events)
+{
+	uint32_t lo = (uint32_t)events, hi = (uint32_t)(events >> 32);
+
+	r->w[SB0_EVENTS_A] = r->swapped ? hi : lo;
+	r->w[SB0_EVENTS_B] = r->swapped ? lo : hi;
+}
+
+void super_set_state(struct md_super *sb, uint64_t events, bool clean, uint64_t now)
+{
+	if (sb->major == 1) {
+		struct sb1 *r = &sb->raw.v1;
+
+		r->events = events;
+		r->resync_offset = clean ? MD_MAX_SECTOR : 0;
+		r->utime = now & 0xffffffffffULL;
+	} else {
+		struct sb0 *r = &sb->raw.v0;
+
+		sb0_set_events(r, events);
+		if (clean)
+			r->w[SB0_STATE] |= 1u << SB0_ST_CLEAN;
+		else
+			r->w[SB0_STATE] &= ~(1u << SB0_ST_CLEAN);
+		/* md keeps recovery_cp at the end while clean, 0 while dirty */
+		r->w[SB0_RECOVERY_CP] = clean ? 0xffffffffu : 0;
+		r->w[SB0_UTIME] = (uint32_t)now;
+	}
+	super_seal(sb);
+}
+
+int super_write(struct dev *dv, const struct md_super *sb, struct diag *d)
+{
+	uint8_t block[4096], enc[4096];
+	uint64_t at = sb->sb_sector * 512;
+	size_t len;
+
+	super_encode(sb, enc, &len);
+	if (dev_read(dv, block, sizeof(block), at, d) < 0)
+		return -1;
+	memcpy(block, enc, sb->major == 1 ? (len + 511) / 512 * 512 : len);
+	if (dev_write(dv, block, sizeof(block), at, d) < 0)
+		return -1;
+	return dev_sync(dv, d);
+}

@@ -1,0 +1,249 @@
+/* stripe-write: write standard input or a file into an md array at an
+ * offset, keeping mirrors and parity right, degraded arrays too. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "cli.h"
+#include "probe.h"
+#include "progress.h"
+#include "stripe.h"
+
+#define TOOL "stripe-write"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " TOOL " [options] MEMBER...\n"
+		"\n"
+		"Write standard input (or --input FILE) into the md array made of MEMBER...\n"
+		"at byte --offset, keeping mirrors and parity right: whole stripes are written\n"
+		"directly, partial ones read, merged and written back. On a degraded array what\n"
+		"a missing member would hold is kept in parity. Like md, the array is marked\n"
+		"dirty in every superblock before the first write and clean after the last,\n"
+		"so an interrupted write shows as \"needs resync\".\n"
+		"\n"
+		"Options:\n"
+		"      --offset N          array byte to start at (K, M, G, T suffixes)\n"
+		"  -i, --input FILE        read FILE instead of standard input\n"
+		"      --progress MODE     auto, bar, log or none (default auto)\n"
+		"  -q, --quiet             no warnings about left-out members\n"
+		"  -v, --verbose           say which members are used\n"
+		"  -h, --help              show this help and exit\n"
+		"  -V, --version           show the version and exit\n"
+		"\n"
+		"Exit status: 0 written, 2 error. A write past the end of the array is\n"
+		"refused before anything is written when the input's size is known (a file);\n"
+		"from a pipe, what fits is written and the run fails.\n");
+}
+
+struct input {
+	int fd;
+	const char *name;
+	struct progress *prog;
+	uint64_t done;
+};
+
+static long long read_input(void *ctx, void *buf, size_t len, struct diag *d)
+{
+	struct input *in = ctx;
+	ssize_t n;
+
+	do
+		n = read(in->fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return diag_fail(d, "%s: read error: %s", in->name, strerror(errno));
+	in->done += (uint64_t)n;
+	progress_update(in->prog, in->done);
+	return n;
+}
+
+/* Members must be free before stripe takes its own hold on them: a
+ * mounted or busy member is someone else's. */
+static int refuse_busy(char *const *paths, int n)
+{
+	struct probe_result r;
+	struct diag d;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (probe_member(paths[i], &r, &d) < 0) {
+			fprintf(stderr, TOOL ": %s\n", d.msg);
+			return 1;
+		}
+		if (r.mounted || r.busy) {
+			fprintf(stderr, TOOL ": %s: %s%s%s; refusing to write\n", paths[i],
+				r.mounted ? "mounted" : "in use", r.where[0] ? " by " : "", r.where);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int refuse_strangers(const struct array *a)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->state == MEMBER_INVALID) {
+			fprintf(stderr, TOOL ": %s\n", m->reason);
+			return 1;
+		}
+		if (m->state == MEMBER_FOREIGN) {
+			fprintf(stderr, TOOL ": %s: %s\n", m->path, m->reason);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int open_input(const char *path, struct input *in, uint64_t *size)
+{
+	struct stat st;
+
+	in->fd = STDIN_FILENO;
+	in->name = "standard input";
+	if (path) {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		in->name = path;
+		if (in->fd < 0) {
+			fprintf(stderr, TOOL ": %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+	}
+	*size = UINT64_MAX;
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t pos = lseek(in->fd, 0, SEEK_CUR);
+
+		*size = (uint64_t)st.st_size - (uint64_t)(pos > 0 ? pos : 0);
+	}
+	return 0;
+}
+
+/* One byte more than fits tells a pipe that ran past the end. */
+static int input_has_more(struct input *in)
+{
+	char c;
+	ssize_t n;
+
+	do
+		n = read(in->fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n > 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "offset", required_argument, NULL, 'S' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct array_options aopt = { .mode = DEV_WRITE };
+	enum progress_mode pmode = PROGRESS_AUTO;
+	uint64_t off = 0, size, in_size, len, written = 0;
+	const char *input = NULL;
+	struct input in = { 0 };
+	struct progress prog;
+	int c, quiet = 0, verbose = 0, rc = 0, i;
+	bool was_clean;
+	struct array a;
+	struct diag d;
+
+	atexit(cli_close_stdout);
+	while ((c = getopt_long(argc, argv, "i:qvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+			if (cli_parse_size(optarg, &off) < 0) {
+				fprintf(stderr, TOOL ": --offset: '%s' is not a size\n", optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'i': input = optarg; break;
+		case 'P':
+			if ((int)(pmode = (enum progress_mode)progress_parse(optarg)) < 0) {
+				fprintf(stderr, TOOL ": --progress: '%s' is not auto, bar, log or none\n", optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'q': quiet = 1; break;
+		case 'v': verbose = 1; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version(TOOL); return EXIT_OK;
+		default: usage(stderr); return EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, TOOL ": no members given\n");
+		usage(stderr);
+		return EXIT_ERROR;
+	}
+	if (refuse_busy(argv + optind, argc - optind))
+		return EXIT_ERROR;
+	if (array_open(&a, argv + optind, argc - optind, &aopt, &d) < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	if (refuse_strangers(&a))
+		rc = -1;
+	else if (array_check_readable(&a, &d) < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		rc = -1;
+	} else if (open_input(input, &in, &in_size) < 0)
+		rc = -1;
+	if (rc < 0) {
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	for (i = 0; i < a.nmembers; i++)
+		if (a.members[i].state != MEMBER_ACTIVE && (!quiet || verbose))
+			fprintf(stderr, TOOL ": %s: left out: %s\n", a.members[i].path, a.members[i].reason);
+	size = a.geo.array_sectors * 512;
+	if (off > size || (in_size != UINT64_MAX && in_size > size - off)) {
+		fprintf(stderr, TOOL ": %s: writing %llu bytes at offset %llu runs past the end of the array (%llu bytes); nothing written\n",
+			a.members[0].path, (unsigned long long)(in_size == UINT64_MAX ? 0 : in_size),
+			(unsigned long long)off, (unsigned long long)size);
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	len = in_size != UINT64_MAX ? in_size : size - off;
+	progress_start(&prog, pmode, TOOL, "writing", len);
+	in.prog = &prog;
+	was_clean = !a.dirty;
+	if (array_mark(&a, false, &d) < 0 ||
+	    stripe_write(&a, off, len, read_input, &in, &written, &d) < 0)
+		rc = -1;
+	progress_finish(&prog);
+	if (rc == 0 && in_size == UINT64_MAX && written == size - off && input_has_more(&in)) {
+		rc = diag_fail(&d, "%s: the input runs past the end of the array (%llu bytes); %llu bytes were written",
+			       a.members[0].path, (unsigned long long)size, (unsigned long long)written);
+	}
+	/* An array that needed a resync before still needs one; a failed
+	 * write leaves it dirty so md and stripe-check look at it. */
+	if (rc == 0 && was_clean && array_mark(&a, true, &d) < 0)
+		rc = -1;
+	if (rc < 0)
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+	else if (verbose)
+		fprintf(stderr, TOOL ": wrote %llu bytes at offset %llu\n", (unsigned long long)written,
+			(unsigned long long)off);
+	if (input)
+		close(in.fd);
+	array_close(&a);
+	return rc < 0 ? EXIT_ERROR : EXIT_OK;
+}
