@@ -228,7 +228,7 @@ static void print_v0_text(const struct array *a, const struct member *m)
 {
 	const struct md_super *s = &m->sb;
 	const struct sb0 *r = &s->raw.v0;
-	char b[64], u[36], label[8];
+	char b[64], u[36], label[16];
 	int i;
 
 	FIELD("Magic", "a92b4efc");

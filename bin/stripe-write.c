@@ -66,21 +66,16 @@ static long long read_input(void *ctx, void *buf, size_t len, struct diag *d)
 }
 
 /* Members must be free before stripe takes its own hold on them: a
- * mounted or busy member is someone else's. */
+ * mounted or busy member is someone else's.  Signatures do not matter here,
+ * the members are the array's own. */
 static int refuse_busy(char *const *paths, int n)
 {
-	struct probe_result r;
 	struct diag d;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (probe_member(paths[i], &r, &d) < 0) {
+		if (probe_refuse(paths[i], true, true, &d) < 0) {
 			fprintf(stderr, TOOL ": %s\n", d.msg);
-			return 1;
-		}
-		if (r.mounted || r.busy) {
-			fprintf(stderr, TOOL ": %s: %s%s%s; refusing to write\n", paths[i],
-				r.mounted ? "mounted" : "in use", r.where[0] ? " by " : "", r.where);
 			return 1;
 		}
 	}

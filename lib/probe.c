@@ -4,12 +4,12 @@
  * probing of every superblock and partition table it knows.  A regular file
  * is also looked at through every loop device it backs. */
 #include <ctype.h>
-#include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/loop.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +38,8 @@ struct scan {
 	char mount_via[96];          /* loop device or partition the mount goes through */
 	char busy_via[96];           /* loop device the busy claim sits on */
 	char sigs[256];              /* the signatures with articles, for messages */
+	char found[8][200];          /* each signature's description */
+	int nfound;
 };
 
 /* Appends to a fixed buffer, truncating quietly. */
@@ -176,7 +178,7 @@ static bool blockdev_mounted(struct scan *s, dev_t devno, const char *via)
 		    (partition_parent(st.st_rdev, &parent) < 0 || parent != devno))
 			continue;
 		snprintf(s->mount_via, sizeof(s->mount_via), "%s", via);
-		snprintf(s->r->where, sizeof(s->r->where), "swap on %s", src);
+		snprintf(s->r->where, sizeof(s->r->where), "swap");
 		s->swap = true;
 		found = true;
 	}
@@ -291,13 +293,28 @@ static bool loop_backs(const char *name, const struct stat *st, const char *real
 	return same;
 }
 
-/* A regular file: every loop device backed by it, and another writer's flock. */
+/* A regular file: a swap file, every loop device backed by it, and another
+ * writer's flock. */
 static void check_file(struct scan *s, const struct stat *st)
 {
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
 	char real[PATH_MAX];
 	struct dirent *e;
 	DIR *dh;
 	int fd;
+
+	while (it && !s->r->mounted && mnt_table_next_fs(s->swaps, it, &fs) == 0) {
+		const char *src = mnt_fs_get_source(fs);
+		struct stat sst;
+
+		if (src && stat(src, &sst) == 0 && S_ISREG(sst.st_mode) &&
+		    sst.st_dev == st->st_dev && sst.st_ino == st->st_ino) {
+			s->r->mounted = s->swap = true;
+			snprintf(s->r->where, sizeof(s->r->where), "swap");
+		}
+	}
+	mnt_free_iter(it);
 
 	if (!realpath(s->path, real))
 		snprintf(real, sizeof(real), "%s", s->path);
@@ -370,14 +387,14 @@ static void add_signature(struct scan *s, blkid_probe pr)
 			append(detail, sizeof(detail), "md superblock");
 		} else if (strcmp(type, "LVM2_member") == 0) {
 			append(detail, sizeof(detail), "LVM physical volume");
-		} else if (strcmp(type, "swap") == 0) {
-			append(detail, sizeof(detail), "swap space");
 		} else if (usage && strcmp(usage, "raid") == 0) {
 			append(detail, sizeof(detail), "RAID member");
 		} else if (usage && strcmp(usage, "crypto") == 0) {
 			append(detail, sizeof(detail), "encrypted volume");
 		}
-		if (usage && strcmp(usage, "filesystem") == 0 && strcmp(type, "swap") != 0)
+		if (strcmp(type, "swap") == 0)
+			snprintf(desc, sizeof(desc), "swap space");
+		else if (usage && strcmp(usage, "filesystem") == 0)
 			snprintf(desc, sizeof(desc), "%s filesystem", type);
 		else
 			snprintf(desc, sizeof(desc), "%s", type);
@@ -393,8 +410,18 @@ static void add_signature(struct scan *s, blkid_probe pr)
 	if (detail[0])
 		append(desc, sizeof(desc), " (%s)", detail);
 	append(s->r->what, sizeof(s->r->what), "%s%s", s->r->what[0] ? ", " : "", desc);
-	append(s->sigs, sizeof(s->sigs), "%s%s %s", s->sigs[0] ? ", " : "", article(desc), desc);
+	if (s->nfound < (int)(sizeof(s->found) / sizeof(s->found[0])))
+		snprintf(s->found[s->nfound++], sizeof(s->found[0]), "%s", desc);
 	s->r->has_signature = true;
+}
+
+/* "an ext4 filesystem (...)", "a dos partition table and an ext4 filesystem". */
+static void word_signatures(struct scan *s)
+{
+	for (int i = 0; i < s->nfound; i++)
+		append(s->sigs, sizeof(s->sigs), "%s%s %s",
+		       i == 0 ? "" : i == s->nfound - 1 ? " and " : ", ",
+		       article(s->found[i]), s->found[i]);
 }
 
 /* Every superblock and partition table blkid recognises, as wipefs would
@@ -418,6 +445,7 @@ static int check_signatures(struct scan *s, struct diag *d)
 	while ((rc = blkid_do_probe(pr)) == 0)
 		add_signature(s, pr);
 	blkid_free_probe(pr);
+	word_signatures(s);
 	if (rc < 0)
 		return diag_fail(d, "%s: probing for signatures failed", s->path);
 	return 0;
@@ -472,7 +500,7 @@ int probe_refuse(const char *path, bool force, bool ignore_md, struct diag *d)
 		if (s.mount_via[0])
 			snprintf(via, sizeof(via), " (via %s)", s.mount_via);
 		if (s.swap)
-			return diag_fail(d, "%s: in use as %s%s; %s", path, r.where, via, never);
+			return diag_fail(d, "%s: in use as swap%s; %s", path, via, never);
 		return diag_fail(d, "%s: mounted on %s%s; %s", path, r.where, via, never);
 	}
 	if (r.busy) {

@@ -196,6 +196,21 @@ static void test_md(void)
 	refused("md member", path, false, false, "linux_raid_member", "--force");
 	passes("md member", path, true, false);
 	passes("md member", path, false, true);
+
+	/* A 1.0 RAID1 member carries the array's filesystem at offset 0 and the
+	 * md superblock at the end: ignore_md accepts it, as the data is the array's. */
+	snprintf(from, sizeof(from), "%s/r1-2d-1.0/member0.img", fix);
+	path_in_tmp(path, sizeof(path), "r1-member0.img");
+	if (copy_file(from, path) < 0 ||
+	    run("mkfs.ext4 -q -F '%s' 2M >/dev/null 2>&1", path) < 0) {
+		skip("cannot make a 1.0 member with a filesystem from %s", from);
+		return;
+	}
+	d.msg[0] = 0;
+	ok(probe_member(path, &r, &d) == 0 && strstr(r.what, "linux_raid_member") &&
+	   strstr(r.what, "ext4 filesystem"), "1.0 member with ext4: what = \"%s\"", r.what);
+	refused("1.0 member with ext4", path, false, false, "linux_raid_member", " and an ext4 filesystem");
+	passes("1.0 member with ext4", path, false, true);
 }
 
 static void test_not_members(void)

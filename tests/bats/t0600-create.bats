@@ -1,0 +1,181 @@
+#!/usr/bin/env bats
+# stripe-create: arrays of every level, layout and metadata version that
+# stripe reads back and the host's mdadm --examine accepts as md's own.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+# roundtrip NAME LEVEL LAYOUT META DEVS [CHUNK]: create on 5 MiB images,
+# write the fixture pattern over the whole array, read it back, and check
+# every member with mdadm --examine.  Prints what differs; silent when right.
+roundtrip() {
+	local name=$1 level=$2 layout=$3 meta=$4 devs=$5 chunk=${6:-64K} dir imgs=() i size want got ex
+	dir=$BATS_TEST_TMPDIR/$name
+	mkdir -p "$dir"
+	for i in $(seq 0 $((devs - 1))); do imgs+=("$dir/d$i.img"); done
+	stripe-create -q -l "$level" ${layout:+-p "$layout"} -e "$meta" -c "$chunk" --image-size 5M "${imgs[@]}" ||
+		{ echo "$name: create failed"; return; }
+	size=$(stripe-examine --json "${imgs[@]}" | jq -r .array.size_bytes)
+	"$TTOOLS/pattern" "$name" "$size" > "$dir/pattern"
+	stripe-write --progress none -i "$dir/pattern" "${imgs[@]}" || { echo "$name: write failed"; return; }
+	want=$(sha "$dir/pattern")
+	got=$(stripe-read "${imgs[@]}" | sha256sum | cut -d' ' -f1)
+	[ "$got" = "$want" ] || echo "$name: read back differs"
+	for i in $(seq 0 $((devs - 1))); do
+		ex=$(mdadm --examine "${imgs[$i]}" 2>&1) || { echo "$name: mdadm --examine d$i failed: $ex"; continue; }
+		grep -q "Raid Level : $(level_word "$level")\$" <<<"$ex" || echo "$name: d$i level"
+		grep -q "Raid Devices : $devs\$" <<<"$ex" || echo "$name: d$i devices"
+		case $meta in
+		0.90) grep -Eq "^this +$i +[0-9]+ +[0-9]+ +$i +active sync" <<<"$ex" || echo "$name: d$i role" ;;
+		*) grep -q "Device Role : Active device $i\$" <<<"$ex" || echo "$name: d$i role"
+		   grep -q "Version : $meta\$" <<<"$ex" || echo "$name: d$i version" ;;
+		esac
+		if [ -n "$layout" ]; then
+			grep -q "Layout : $(mdadm_layout "$level" "$layout")\$" <<<"$ex" || echo "$name: d$i layout ($(grep Layout <<<"$ex"))"
+		fi
+		if [ "$level" != 1 ]; then
+			grep -q "Chunk Size : $chunk\$" <<<"$ex" || echo "$name: d$i chunk"
+		fi
+	done
+}
+
+level_word() {
+	echo "raid$1"
+}
+
+# How mdadm --examine names a layout we asked for by its short name.
+mdadm_layout() {
+	case $2 in
+	la) echo left-asymmetric ;; ra) echo right-asymmetric ;;
+	ls) echo left-symmetric ;; rs) echo right-symmetric ;;
+	n2) echo near=2 ;; n3) echo near=3 ;; f2) echo far=2 ;; f3) echo far=3 ;;
+	o2) echo offset=2 ;; o3) echo offset=3 ;;
+	*) echo "$2" ;;
+	esac
+}
+
+@test "every level on every metadata version reads back what was written and mdadm accepts it" {
+	local out="" level meta devs
+	for meta in 0.90 1.0 1.1 1.2; do
+		for level in 0 1 4 5 6 10; do
+			devs=4
+			[ "$level" = 1 ] && devs=2
+			out+=$(roundtrip "l$level-m$meta" "$level" "" "$meta" "$devs")
+		done
+	done
+	[ -z "$out" ] || fail "$out"
+}
+
+@test "every raid5 layout reads back what was written and mdadm names the layout" {
+	local out="" layout
+	for layout in left-asymmetric right-asymmetric left-symmetric right-symmetric parity-first parity-last; do
+		out+=$(roundtrip "r5-$layout" 5 "$layout" 1.2 4)
+	done
+	[ -z "$out" ] || fail "$out"
+}
+
+@test "every raid6 layout reads back what was written and mdadm names the layout" {
+	local out="" layout
+	for layout in left-asymmetric right-asymmetric left-symmetric right-symmetric parity-first parity-last \
+		ddf-zero-restart ddf-N-restart ddf-N-continue left-asymmetric-6 right-asymmetric-6 \
+		left-symmetric-6 right-symmetric-6 parity-first-6; do
+		out+=$(roundtrip "r6-$layout" 6 "$layout" 1.2 5)
+	done
+	[ -z "$out" ] || fail "$out"
+}
+
+@test "raid10 near, far and offset layouts read back what was written" {
+	local out="" layout
+	for layout in n2 n3 f2 f3 o2 o3; do
+		out+=$(roundtrip "r10-$layout" 10 "$layout" 1.2 4)
+	done
+	out+=$(roundtrip "r10-f2-odd" 10 f2 1.2 3)
+	[ -z "$out" ] || fail "$out"
+}
+
+@test "the default chunk is 512K and the default metadata 1.2 with mdadm's data offset" {
+	local d=$BATS_TEST_TMPDIR
+	stripe-create -q -l 5 --image-size 64M "$d"/a.img "$d"/b.img "$d"/c.img
+	run mdadm --examine "$d/a.img"
+	assert_output --partial "Version : 1.2"
+	assert_output --partial "Chunk Size : 512K"
+	assert_output --partial "Layout : left-symmetric"
+	assert_output --partial "Data Offset : 4096 sectors"
+	assert_output --partial "Bad Block Log : 512 entries available at offset 16 sectors"
+}
+
+@test "a 1.0 array keeps its superblock 8 KiB from the end, like mdadm" {
+	local d=$BATS_TEST_TMPDIR
+	stripe-create -q -l 1 -e 1.0 --image-size 8M "$d"/a.img "$d"/b.img
+	run mdadm --examine "$d/a.img"
+	assert_output --partial "Super Offset : 16368 sectors"
+	assert_output --partial "Bad Block Log : 512 entries available at offset -8 sectors"
+}
+
+@test "a multi-zone raid0 of members of different sizes reads back in both layouts" {
+	local d=$BATS_TEST_TMPDIR layout size
+	for layout in original alternate; do
+		truncate -s 4160K "$d/$layout-a.img"
+		truncate -s 6M "$d/$layout-b.img"
+		truncate -s 8M "$d/$layout-c.img"
+		stripe-create -q -l 0 -p $layout -c 64K "$d/$layout"-{a,b,c}.img
+		size=$(stripe-examine --json "$d/$layout"-{a,b,c}.img | jq -r .array.size_bytes)
+		[ "$(stripe-examine --json "$d/$layout"-{a,b,c}.img | jq -r .array.layout_name)" = $layout ]
+		"$TTOOLS/pattern" $layout "$size" > "$d/p"
+		stripe-write --progress none -i "$d/p" "$d/$layout"-{a,b,c}.img
+		[ "$(stripe-read "$d/$layout"-{a,b,c}.img | sha256sum | cut -d' ' -f1)" = "$(sha "$d/p")" ]
+	done
+}
+
+@test "a degraded create with missing members reads back what was written" {
+	local d=$BATS_TEST_TMPDIR size
+	stripe-create -q -l 6 -c 64K --image-size 5M "$d"/a.img missing "$d"/c.img missing "$d"/e.img
+	run stripe-examine "$d"/{a,c,e}.img
+	assert_failure 1
+	assert_output --partial "State : degraded"
+	size=$(stripe-examine --json "$d"/{a,c,e}.img | jq -r .array.size_bytes)
+	"$TTOOLS/pattern" deg "$size" > "$d/p"
+	stripe-write --progress none -i "$d/p" "$d"/{a,c,e}.img
+	[ "$(stripe-read -q "$d"/{a,c,e}.img | sha256sum | cut -d' ' -f1)" = "$(sha "$d/p")" ]
+}
+
+@test "spares get superblocks without a role" {
+	local d=$BATS_TEST_TMPDIR
+	stripe-create -q -l 1 -x 1 --image-size 5M "$d"/a.img "$d"/b.img "$d"/s.img
+	run mdadm --examine "$d/s.img"
+	assert_output --partial "Device Role : spare"
+	run stripe-examine --json "$d"/a.img "$d"/b.img "$d"/s.img
+	assert_success
+	[ "$(jq -r '.members[2].role' <<<"$output")" = spare ]
+}
+
+@test "--uuid, --name and --homehost end up in the superblock" {
+	local d=$BATS_TEST_TMPDIR
+	stripe-create -q -l 1 --uuid 01234567:89abcdef:01234567:89abcdef -N data --homehost box \
+		--image-size 5M "$d"/a.img "$d"/b.img
+	run mdadm --examine "$d/a.img"
+	assert_output --partial "Array UUID : 01234567:89abcdef:01234567:89abcdef"
+	assert_output --partial "Name : box:data"
+}
+
+@test "--dry-run --json prints the plan and writes nothing" {
+	local d=$BATS_TEST_TMPDIR
+	truncate -s 8M "$d"/a.img "$d"/b.img "$d"/c.img
+	run stripe-create --dry-run --json -l 5 -c 64K "$d"/a.img "$d"/b.img "$d"/c.img
+	assert_success
+	[ "$(jq -r .dry_run <<<"$output")" = true ]
+	[ "$(jq -r .size_bytes <<<"$output")" = $((2 * 7 * 1024 * 1024)) ]
+	[ "$(jq -r '.members[1].data_offset_sectors' <<<"$output")" = 2048 ]
+	[ "$(cat "$d"/a.img "$d"/b.img "$d"/c.img | tr -d '\0' | wc -c)" = 0 ]
+}
+
+@test "--assume-clean keeps the data on the members" {
+	local d=$BATS_TEST_TMPDIR
+	head -c 8M /dev/urandom > "$d/a.img"
+	cp "$d/a.img" "$d/b.img"
+	run --separate-stderr stripe-create -l 1 --assume-clean "$d"/a.img "$d"/b.img
+	assert_success
+	[ "$(tail -c +$((1048576 + 1)) "$d/a.img" | head -c 4M | sha256sum)" = \
+	  "$(tail -c +$((1048576 + 1)) "$d/b.img" | head -c 4M | sha256sum)" ]
+	[ "$(tr -d '\0' < "$d/a.img" | wc -c)" -gt 4000000 ]
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# stripe-create refuses what mdadm would (or should) refuse: exit 2, a clear
+# message, and no member changed.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+	truncate -s 8M "$D"/a.img "$D"/b.img "$D"/c.img "$D"/d.img
+}
+
+# refused PATTERN ARGS...: stripe-create exits 2 with PATTERN on stderr and
+# every existing image unchanged.
+refused() {
+	local pattern=$1 before
+	shift
+	before=$(sha256sum "$D"/*.img)
+	run --separate-stderr stripe-create "$@"
+	[ "$status" -eq 2 ] || fail "exit $status, expected 2; stderr: $stderr"
+	[[ $stderr =~ $pattern ]] || fail "stderr does not match /$pattern/: $stderr"
+	[ "$before" = "$(sha256sum "$D"/*.img)" ] || fail "a member changed"
+}
+
+@test "a member carrying an ext4 filesystem is refused without --force" {
+	mkfs.ext4 -q -F "$D/b.img"
+	refused "b.img: .*ext4" -l 5 "$D"/a.img "$D"/b.img "$D"/c.img
+}
+
+@test "a member carrying an ext4 filesystem is taken with --force" {
+	mkfs.ext4 -q -F "$D/b.img"
+	run stripe-create -q -f -l 5 "$D"/a.img "$D"/b.img "$D"/c.img
+	assert_success
+	[ -z "$(blkid -p -o value -s TYPE "$D/b.img" | grep -v linux_raid_member)" ]
+}
+
+@test "a member of an md array is refused without --force" {
+	stripe-create -q -l 1 "$D"/a.img "$D"/b.img
+	refused "a.img: .*md" -l 1 "$D"/a.img "$D"/c.img
+}
+
+@test "a member that is too small is refused with the sizes" {
+	truncate -s 1M "$D/small.img"
+	refused "small.img: too small: 1048576 bytes" -l 5 "$D"/a.img "$D"/b.img "$D"/small.img
+}
+
+@test "members of sizes more than 1% apart are refused without --size or --force" {
+	truncate -s 12M "$D/big.img"
+	refused "big.img: .*members differ by more than 1%" -l 5 "$D"/a.img "$D"/b.img "$D"/big.img
+}
+
+@test "a raid5 of one device is refused" {
+	refused "raid5 needs at least 2 devices, 1 given" -l 5 "$D"/a.img
+}
+
+@test "a raid6 of three devices is refused" {
+	refused "raid6 needs at least 4 devices, 3 given" -l 6 "$D"/a.img "$D"/b.img "$D"/c.img
+}
+
+@test "a chunk that is not a power of two is refused" {
+	refused "--chunk 100K: 102400 bytes is not a power of two" -l 5 -c 100K "$D"/a.img "$D"/b.img "$D"/c.img
+}
+
+@test "a chunk given in mdadm's kilobytes is refused with a hint" {
+	refused "did you mean K" -l 5 -c 64 "$D"/a.img "$D"/b.img "$D"/c.img
+}
+
+@test "a layout that the level does not have is refused" {
+	refused "--layout: .*n2" -l 5 -p n2 "$D"/a.img "$D"/b.img "$D"/c.img
+}
+
+@test "an unknown level is refused" {
+	refused "unknown level 'raid7'" -l raid7 "$D"/a.img "$D"/b.img "$D"/c.img
+}
+
+@test "a raid5 with two members missing is refused" {
+	refused "raid5 of 4 devices cannot start with 2 missing" -l 5 "$D"/a.img missing missing "$D"/d.img
+}
+
+@test "a member that does not exist is refused when no --image-size is given" {
+	refused "nope.img: No such file or directory" -l 5 "$D"/a.img "$D"/b.img "$D"/nope.img
+}
+
+@test "a failed create removes the images --image-size made and nothing else" {
+	truncate -s 1M "$D/small.img"
+	run stripe-create -l 5 --image-size 8M "$D"/new1.img "$D"/new2.img "$D"/small.img
+	assert_failure 2
+	[ ! -e "$D/new1.img" ] && [ ! -e "$D/new2.img" ] && [ -e "$D/small.img" ]
+}
+
+@test "a mounted loop device is refused even with --force" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (loop device, mount)"
+	local loop mnt=$BATS_TEST_TMPDIR/mnt
+	mkfs.ext4 -q -F "$D/d.img"
+	loop=$(losetup -f --show "$D/d.img") || skip "no loop device available"
+	mkdir -p "$mnt"
+	if ! mount "$loop" "$mnt"; then
+		losetup -d "$loop"
+		skip "cannot mount a loop device here"
+	fi
+	run --separate-stderr stripe-create -f -l 5 "$D"/a.img "$D"/b.img "$loop"
+	umount "$mnt"
+	losetup -d "$loop"
+	assert_failure 2
+	[[ $stderr == *"$loop"*"mounted"* ]] || fail "stderr: $stderr"
+}
