@@ -1,0 +1,309 @@
+/* stripe-check: verify an md array's parity or mirror copies offline, name
+ * the member and offset of every inconsistent 4 KiB unit, repair on request. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli.h"
+#include "json.h"
+#include "probe.h"
+#include "progress.h"
+
+#define TOOL "stripe-check"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " TOOL " [options] MEMBER...\n"
+		"\n"
+		"Verify every stripe of the md array made of MEMBER...: RAID1/10 copies\n"
+		"identical, RAID4/5 P, RAID6 P and Q (in md's syndrome order). Each\n"
+		"inconsistent 4 KiB unit is reported with the member, the member offset and\n"
+		"the kind of block; for RAID6 the member at fault is named from the syndrome.\n"
+		"The summary gives the count md's \"check\" would leave in mismatch_cnt.\n"
+		"Without --repair nothing is written.\n"
+		"\n"
+		"Options:\n"
+		"      --offset N          check from array byte N (K, M, G, T suffixes)\n"
+		"      --length N          check N bytes (default: to the end)\n"
+		"      --repair            mend what is found, as md's repair does\n"
+		"      --prefer ROLE       RAID1/10 repair: copy from this role's member\n"
+		"      --json              one JSON document with a record per unit\n"
+		"      --progress MODE     auto, bar, log or none (default auto)\n"
+		"  -q, --quiet             only the summary\n"
+		"  -v, --verbose           also list every block of each unit\n"
+		"  -h, --help              show this help and exit\n"
+		"  -V, --version           show the version and exit\n"
+		"\n"
+		"Exit status: 0 consistent, 1 inconsistencies or unreadable blocks found\n"
+		"(repaired or not), 2 usage or runtime error.\n");
+}
+
+struct run {
+	struct json j;
+	bool json, quiet, verbose;
+	struct progress prog;
+};
+
+static const char *path_of(const struct unit_block *b)
+{
+	return b->member ? b->member->path : "(missing)";
+}
+
+static void print_block(const struct unit_block *b)
+{
+	printf("%s on %s at byte %llu", block_kind_name(b->kind), path_of(b),
+	       (unsigned long long)b->member_offset);
+	if (b->kind == BLOCK_DATA || b->kind == BLOCK_COPY)
+		printf(" (array byte %llu)", (unsigned long long)b->array_offset);
+	if (b->unreadable)
+		printf(" [read error]");
+}
+
+static void print_unit(const struct check_unit *u, bool verbose)
+{
+	int i;
+
+	if (u->blocks[0].kind == BLOCK_COPY)
+		printf("array byte %llu: ", (unsigned long long)u->blocks[0].array_offset);
+	else
+		printf("stripe row %llu, unit %u: ", (unsigned long long)u->row, u->page);
+	if (u->verdict == UNIT_UNREADABLE) {
+		printf("not verified, unreadable:");
+		for (i = 0; i < u->nblocks; i++)
+			if (u->blocks[i].unreadable) {
+				printf(" ");
+				print_block(&u->blocks[i]);
+			}
+	} else if (u->verdict == UNIT_CULPRIT) {
+		print_block(&u->blocks[u->culprit]);
+		printf(" is wrong");
+	} else if (u->blocks[0].kind == BLOCK_COPY) {
+		printf("copies differ:");
+		for (i = 0; i < u->nblocks; i++) {
+			printf("%s", i ? ";" : "");
+			printf(" ");
+			print_block(&u->blocks[i]);
+		}
+	} else {
+		printf("parity mismatch, member at fault unknown; ");
+		print_block(&u->blocks[u->nblocks - (u->blocks[u->nblocks - 1].kind == BLOCK_Q ? 2 : 1)]);
+	}
+	printf("%s\n", u->repaired ? " [repaired]" : "");
+	for (i = 0; verbose && u->blocks[0].kind != BLOCK_COPY && i < u->nblocks; i++) {
+		printf("    ");
+		print_block(&u->blocks[i]);
+		printf("\n");
+	}
+}
+
+static void json_unit(struct json *j, const struct check_unit *u)
+{
+	static const char *const verdicts[] = { "mismatch", "culprit", "unreadable" };
+	int i;
+
+	json_object(j, NULL);
+	json_uint(j, "row", u->row);
+	json_uint(j, "unit", u->page);
+	json_str(j, "verdict", verdicts[u->verdict]);
+	json_bool(j, "repaired", u->repaired);
+	json_uint(j, "mismatch_sectors", u->verdict == UNIT_UNREADABLE ? 0 : CHECK_UNIT / 512);
+	if (u->culprit >= 0)
+		json_int(j, "culprit", u->culprit);
+	else
+		json_null(j, "culprit");
+	json_array(j, "blocks");
+	for (i = 0; i < u->nblocks; i++) {
+		const struct unit_block *b = &u->blocks[i];
+
+		json_object(j, NULL);
+		json_int(j, "role", b->role);
+		if (b->member)
+			json_str(j, "member", b->member->path);
+		else
+			json_null(j, "member");
+		json_str(j, "kind", block_kind_name(b->kind));
+		json_uint(j, "member_offset_bytes", b->member_offset);
+		if (b->kind == BLOCK_DATA || b->kind == BLOCK_COPY)
+			json_uint(j, "array_offset_bytes", b->array_offset);
+		json_bool(j, "unreadable", b->unreadable);
+		json_close(j);
+	}
+	json_close(j);
+	json_close(j);
+}
+
+static int on_unit(void *ctx, const struct check_unit *u)
+{
+	struct run *r = ctx;
+
+	progress_finish(&r->prog);
+	if (r->json)
+		json_unit(&r->j, u);
+	else if (!r->quiet)
+		print_unit(u, r->verbose);
+	return 0;
+}
+
+static void on_progress(void *ctx, uint64_t done)
+{
+	progress_update(&((struct run *)ctx)->prog, done);
+}
+
+static int refuse_busy(char *const *paths, int n)
+{
+	struct diag d;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (probe_refuse(paths[i], true, true, &d) < 0) {
+			fprintf(stderr, TOOL ": %s\n", d.msg);
+			return 1;
+		}
+	return 0;
+}
+
+static int refuse_strangers(const struct array *a, bool quiet)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->state == MEMBER_INVALID) {
+			fprintf(stderr, TOOL ": %s\n", m->reason);
+			bad = 1;
+		} else if (m->state == MEMBER_FOREIGN) {
+			fprintf(stderr, TOOL ": %s: %s\n", m->path, m->reason);
+			bad = 1;
+		} else if (m->state != MEMBER_ACTIVE && !quiet) {
+			fprintf(stderr, TOOL ": %s: left out: %s\n", m->path, m->reason);
+		}
+	}
+	return bad;
+}
+
+static void print_summary(const struct array *a, const struct check_result *res, const struct check_options *o)
+{
+	printf("%s: checked %llu units of 4 KiB: %llu inconsistent (md's mismatch_cnt would be %llu)",
+	       a->members[0].path, (unsigned long long)res->units, (unsigned long long)res->inconsistent,
+	       (unsigned long long)res->mismatch_sectors);
+	if (o->repair)
+		printf(", %llu repaired", (unsigned long long)res->repaired);
+	printf("\n");
+	if (res->unverified)
+		printf("%llu units could not be verified: %s\n", (unsigned long long)res->unverified,
+		       a->missing ? "members are missing, no redundancy left to compare" : "read errors");
+	if (res->read_errors)
+		printf("%llu blocks of 4 KiB could not be read\n", (unsigned long long)res->read_errors);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "offset", required_argument, NULL, 'S' },
+		{ "length", required_argument, NULL, 'L' },
+		{ "repair", no_argument, NULL, 'r' },
+		{ "prefer", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct check_options o = { .prefer_role = -1 };
+	struct array_options aopt = { .mode = DEV_READ };
+	enum progress_mode pmode = PROGRESS_AUTO;
+	struct check_result res;
+	struct run run = { 0 };
+	struct array a;
+	struct diag d;
+	int c, rc;
+
+	atexit(cli_close_stdout);
+	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+		case 'L':
+			if (cli_parse_size(optarg, c == 'S' ? &o.offset : &o.length) < 0) {
+				fprintf(stderr, TOOL ": --%s: '%s' is not a size\n", c == 'S' ? "offset" : "length", optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'r': o.repair = true; aopt.mode = DEV_WRITE; break;
+		case 'p':
+			o.prefer_role = atoi(optarg);
+			if (o.prefer_role < 0 || o.prefer_role >= ST_MAX_DISKS) {
+				fprintf(stderr, TOOL ": --prefer: '%s' is not a role number\n", optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'j': run.json = true; break;
+		case 'P':
+			if (progress_parse(optarg) < 0) {
+				fprintf(stderr, TOOL ": --progress: '%s' is not auto, bar, log or none\n", optarg);
+				return EXIT_ERROR;
+			}
+			pmode = (enum progress_mode)progress_parse(optarg);
+			break;
+		case 'q': run.quiet = true; break;
+		case 'v': run.verbose = true; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version(TOOL); return EXIT_OK;
+		default: usage(stderr); return EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, TOOL ": no members given\n");
+		usage(stderr);
+		return EXIT_ERROR;
+	}
+	if (o.repair && refuse_busy(argv + optind, argc - optind))
+		return EXIT_ERROR;
+	if (array_open(&a, argv + optind, argc - optind, &aopt, &d) < 0 ||
+	    (refuse_strangers(&a, run.quiet) && diag_fail(&d, "%s", "") < 0) ||
+	    array_check_readable(&a, &d) < 0) {
+		if (d.msg[0])
+			fprintf(stderr, TOOL ": %s\n", d.msg);
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	o.report = on_unit;
+	o.progress = on_progress;
+	o.ctx = &run;
+	progress_start(&run.prog, pmode, TOOL, o.repair ? "repairing" : "checking",
+		       o.length ? o.length : a.geo.array_sectors * 512 - (o.offset < a.geo.array_sectors * 512 ? o.offset : 0));
+	if (run.json) {
+		json_begin(&run.j, stdout, TOOL);
+		json_array(&run.j, "units");
+	}
+	rc = check_array(&a, &o, &res, &d);
+	progress_finish(&run.prog);
+	if (run.json) {
+		json_close(&run.j);
+		json_object(&run.j, "summary");
+		json_str(&run.j, "level", level_name(a.geo.level));
+		json_uint(&run.j, "units", res.units);
+		json_uint(&run.j, "inconsistent", res.inconsistent);
+		json_uint(&run.j, "mismatch_sectors", res.mismatch_sectors);
+		json_uint(&run.j, "repaired", res.repaired);
+		json_uint(&run.j, "unverified", res.unverified);
+		json_uint(&run.j, "read_errors", res.read_errors);
+		json_close(&run.j);
+		if (rc < 0)
+			json_str(&run.j, "error", d.msg);
+		json_end(&run.j);
+	} else if (rc == 0) {
+		print_summary(&a, &res, &o);
+	}
+	if (rc < 0)
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+	array_close(&a);
+	if (rc < 0)
+		return EXIT_ERROR;
+	return res.inconsistent || res.read_errors ? EXIT_PROBLEM : EXIT_OK;
+}
