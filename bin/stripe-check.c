@@ -70,8 +70,9 @@ static void print_unit(const struct check_unit *u, bool verbose)
 		printf("array byte %llu: ", (unsigned long long)u->blocks[0].array_offset);
 	else
 		printf("stripe row %llu, unit %u: ", (unsigned long long)u->row, u->page);
-	if (u->verdict == UNIT_UNREADABLE) {
-		printf("not verified, unreadable:");
+	if (u->verdict == UNIT_UNREADABLE || u->verdict == UNIT_READ_ERROR) {
+		printf(u->verdict == UNIT_READ_ERROR ? "verified from the redundancy left, unreadable:"
+						      : "not verified, unreadable:");
 		for (i = 0; i < u->nblocks; i++)
 			if (u->blocks[i].unreadable) {
 				printf(" ");
@@ -101,7 +102,7 @@ static void print_unit(const struct check_unit *u, bool verbose)
 
 static void json_unit(struct json *j, const struct check_unit *u)
 {
-	static const char *const verdicts[] = { "mismatch", "culprit", "unreadable" };
+	static const char *const verdicts[] = { "mismatch", "culprit", "unreadable", "read_error" };
 	int i;
 
 	json_object(j, NULL);
@@ -109,7 +110,7 @@ static void json_unit(struct json *j, const struct check_unit *u)
 	json_uint(j, "unit", u->page);
 	json_str(j, "verdict", verdicts[u->verdict]);
 	json_bool(j, "repaired", u->repaired);
-	json_uint(j, "mismatch_sectors", u->verdict == UNIT_UNREADABLE ? 0 : CHECK_UNIT / 512);
+	json_uint(j, "mismatch_sectors", u->verdict >= UNIT_UNREADABLE ? 0 : CHECK_UNIT / 512);
 	if (u->culprit >= 0)
 		json_int(j, "culprit", u->culprit);
 	else

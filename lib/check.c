@@ -288,8 +288,14 @@ static int check_parity_unit(struct checker *c, const struct stripe_map *m, uint
 	}
 	pbad = lost_role != m->pd && memcmp(p, c->sp, CHECK_UNIT) != 0;
 	qbad = q && lost_role != m->qd && memcmp(q, c->sq, CHECK_UNIT) != 0;
-	if (!pbad && !qbad)
-		return 0;
+	if (!pbad && !qbad) {
+		/* A read error is news even where what is left agrees. */
+		if (lost_role < 0 || !c->a->role[lost_role] || !c->o->report)
+			return 0;
+		describe_row_unit(c, m, row, k, page, &u);
+		u.verdict = UNIT_READ_ERROR;
+		return c->o->report(c->o->ctx, &u);
+	}
 	if (q && lost == 0)
 		culprit = raid6_culprit(m, p, q, c->sp, c->sq);
 	describe_row_unit(c, m, row, k, page, &u);

@@ -27,6 +27,7 @@ enum unit_verdict {
 	UNIT_MISMATCH,       /* parity or copies disagree; the culprit is not known */
 	UNIT_CULPRIT,        /* RAID6: the syndrome names blocks[culprit] */
 	UNIT_UNREADABLE,     /* read errors left too little redundancy to verify */
+	UNIT_READ_ERROR,     /* a block could not be read; the rest agrees */
 };
 
 struct check_unit {

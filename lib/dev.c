@@ -35,6 +35,40 @@ static int dev_hold(struct dev *dv, struct diag *d)
 	return 0;
 }
 
+static bool ends_with(const char *s, const char *tail, size_t tlen)
+{
+	size_t n = strlen(s);
+
+	return tlen && n >= tlen && memcmp(s + n - tlen, tail, tlen) == 0;
+}
+
+static void load_faults(struct dev *dv)
+{
+	const char *spec = getenv("STRIPE_FAULT_READ"), *p = spec;
+
+	while (p && *p && dv->nfaults < DEV_MAX_FAULTS) {
+		const char *colon = strchr(p, ':'), *next = strchr(p, ',');
+		unsigned long long off, len;
+
+		if (!colon || (next && next < colon))
+			break;
+		if (sscanf(colon + 1, "%llu:%llu", &off, &len) == 2 &&
+		    ends_with(dv->path, p, (size_t)(colon - p)))
+			dv->faults[dv->nfaults++] = (struct dev_fault){ off, len };
+		p = next ? next + 1 : NULL;
+	}
+}
+
+static bool read_faults(const struct dev *dv, uint64_t off, size_t len)
+{
+	int i;
+
+	for (i = 0; i < dv->nfaults; i++)
+		if (off < dv->faults[i].off + dv->faults[i].len && dv->faults[i].off < off + len)
+			return true;
+	return false;
+}
+
 int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *d)
 {
 	struct stat st;
@@ -58,6 +92,8 @@ int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *
 				 errno == EBUSY ? "device is in use" : strerror(errno));
 	dv->path = strdup(path);
 	dv->writable = mode == DEV_WRITE;
+	if (dv->path)
+		load_faults(dv);
 	if (!dv->path || fstat(dv->fd, &st) < 0 || dev_size(dv, &st, d) < 0 ||
 	    (mode == DEV_WRITE && dev_hold(dv, d) < 0)) {
 		if (!dv->path)
@@ -81,6 +117,9 @@ int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d
 {
 	size_t done = 0;
 
+	if (dv->nfaults && read_faults(dv, off, len))
+		return diag_fail(d, "%s: read error at byte %llu: %s", dv->path,
+				 (unsigned long long)off, strerror(EIO));
 	while (done < len) {
 		ssize_t n = pread(dv->fd, (char *)buf + done, len - done, (off_t)(off + done));
 

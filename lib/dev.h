@@ -14,13 +14,27 @@ enum dev_mode {
 	DEV_WRITE,           /* O_RDWR, plus O_EXCL on block devices and an flock on files */
 };
 
+/* Byte ranges where reads fail with EIO: set from STRIPE_FAULT_READ by tests,
+ * so error handling can be exercised without a failing disk. */
+#define DEV_MAX_FAULTS 16
+
+struct dev_fault {
+	uint64_t off, len;
+};
+
 struct dev {
 	char *path;
 	int fd;
 	bool is_blockdev;
 	bool writable;
 	uint64_t size;       /* bytes */
+	int nfaults;
+	struct dev_fault faults[DEV_MAX_FAULTS];
 };
+
+/* STRIPE_FAULT_READ="FILE:OFFSET:LENGTH[,FILE:OFFSET:LENGTH...]": reads of a
+ * member whose path ends in FILE that touch [OFFSET, OFFSET+LENGTH) fail with
+ * EIO.  A test hook; unset in normal use. */
 
 /* Opens path.  A directory, a missing path or something that is neither a
  * regular file nor a block device is refused with a message naming it. */

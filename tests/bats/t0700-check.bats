@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# stripe-check: finds what md's check finds, says where, names the RAID6
+# culprit, repairs only when asked, and works around read errors.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	fixtures_ready
+}
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+}
+
+# unit_has JSON MEMBER OFFSET KIND: some reported unit lists that block.
+unit_has() {
+	jq -e --arg m "$2" --argjson o "$3" --arg k "$4" \
+		'[.units[].blocks[] | select((.member|tostring|endswith($m)) and .member_offset_bytes == $o and .kind == $k)] | length > 0' \
+		<<<"$1" > /dev/null
+}
+
+@test "every clean fixture set with redundancy checks consistent with exit 0" {
+	local set bad=""
+	for set in $(all_sets); do
+		case $(manifest "$set" level) in raid0) continue ;; esac
+		[ -z "$(manifest "$set" corrupt_count)" ] || continue
+		[ "$set" = r5-4d-degraded ] && continue
+		stripe-check -q --progress none $(members "$set") > /dev/null || bad+=" $set"
+	done
+	[ -z "$bad" ] || fail "not consistent:$bad"
+}
+
+@test "the bad-parity set gives md's mismatch count and exit 1" {
+	run stripe-check --json --progress none $(members r5-4d-badparity)
+	assert_failure 1
+	[ "$(jq -r .summary.mismatch_sectors <<<"$output")" = "$(manifest r5-4d-badparity mismatch_cnt_after_corruption)" ]
+}
+
+@test "each corrupted block of the bad-parity set is reported with its member, offset and kind" {
+	local j n kind member off
+	j=$(stripe-check --json --progress none $(members r5-4d-badparity)) || true
+	for n in $(seq 0 $(($(manifest r5-4d-badparity corrupt_count) - 1))); do
+		kind=$(manifest r5-4d-badparity corrupt$n.kind)
+		member=member$(manifest r5-4d-badparity corrupt_member).img
+		off=$(manifest r5-4d-badparity corrupt$n.member_byte_offset)
+		unit_has "$j" "$member" "$off" "$kind" || fail "corrupt$n ($kind on $member at $off) not reported"
+	done
+}
+
+@test "the text report names the member and byte of each inconsistent unit" {
+	run stripe-check --progress none $(members r5-4d-badparity)
+	assert_failure 1
+	assert_output --partial "stripe row 2, unit 2: parity mismatch, member at fault unknown; P on $FIX/r5-4d-badparity/member1.img at byte 1187840"
+	assert_output --partial "md's mismatch_cnt would be 16"
+}
+
+@test "check without --repair changes no member" {
+	local before
+	before=$(sha $(members r5-4d-badparity))
+	stripe-check -q --progress none $(members r5-4d-badparity) || true
+	[ "$before" = "$(sha $(members r5-4d-badparity))" ]
+}
+
+@test "repair of the bad-parity set leaves an array that checks clean" {
+	local m=$(copy_set r5-4d-badparity)
+	run stripe-check --repair --progress none $m
+	assert_failure 1
+	assert_output --partial "2 repaired"
+	run stripe-check --progress none $m
+	assert_success
+	assert_output --partial "0 inconsistent"
+}
+
+# A RAID6 of 6 on image files with random data, left-asymmetric so that the
+# syndrome order differs from the data order.
+make_raid6() {
+	stripe-create -q -l 6 -p la -c 64K --image-size 5M "$D"/d{0,1,2,3,4,5}.img
+	M=("$D"/d{0,1,2,3,4,5}.img)
+	head -c "$(stripe-examine --json "${M[@]}" | jq -r .array.size_bytes)" /dev/urandom > "$D/data"
+	stripe-write --progress none -i "$D/data" "${M[@]}"
+}
+
+# corrupt FILE OFFSET: overwrite 16 bytes.
+corrupt() {
+	printf 'CORRUPTED-BLOCK!' | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+@test "raid6: a corrupted data block is named with its member and array offset" {
+	make_raid6
+	# row 4 of left-asymmetric n=6: P on role 1, Q on role 2, role 0 holds data
+	corrupt "$D/d0.img" $((1048576 + 65536 * 4 + 4096 + 100))
+	run stripe-check --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --regexp "stripe row 4, unit 1: data on $D/d0.img at byte 1314816 \(array byte [0-9]+\) is wrong"
+}
+
+@test "raid6: corrupted P and Q blocks are named as P and Q" {
+	make_raid6
+	corrupt "$D/d1.img" $((1048576 + 65536 * 4 + 8192))
+	corrupt "$D/d2.img" $((1048576 + 65536 * 4 + 12288))
+	run stripe-check --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --partial "stripe row 4, unit 2: P on $D/d1.img at byte 1318912 is wrong"
+	assert_output --partial "stripe row 4, unit 3: Q on $D/d2.img at byte 1323008 is wrong"
+}
+
+@test "raid6: repair mends named blocks so the data reads back as written" {
+	make_raid6
+	corrupt "$D/d0.img" $((1048576 + 65536 * 4 + 100))
+	corrupt "$D/d1.img" $((1048576 + 65536 * 4 + 8192))
+	corrupt "$D/d5.img" $((1048576 + 65536 * 9 + 4096 * 7))
+	run stripe-check --repair --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --partial "3 repaired"
+	stripe-check -q --progress none "${M[@]}"
+	cmp "$D/data" <(stripe-read "${M[@]}")
+}
+
+@test "raid6 missing one member still finds an inconsistent unit" {
+	make_raid6
+	corrupt "$D/d0.img" $((1048576 + 65536 * 4 + 100))
+	rm "$D/d3.img"
+	run stripe-check -q --progress none "$D"/d{0,1,2,4,5}.img
+	assert_failure 1
+	assert_output --partial "1 inconsistent"
+}
+
+@test "a degraded raid5 says that nothing could be verified" {
+	run stripe-check -q --progress none "$FIX"/r5-4d-degraded/member{0,1,3}.img
+	assert_success
+	assert_output --partial "1792 units could not be verified: members are missing"
+}
+
+@test "raid1: copies that differ are reported and repaired from the preferred role" {
+	stripe-create -q -l 1 --image-size 5M "$D"/a.img "$D"/b.img
+	head -c 3M /dev/urandom | stripe-write --progress none "$D"/a.img "$D"/b.img
+	corrupt "$D/b.img" $((1048576 + 8192 * 3))
+	run stripe-check --json --progress none "$D"/a.img "$D"/b.img
+	assert_failure 1
+	[ "$(jq -r '.units[0].blocks[1].member_offset_bytes' <<<"$output")" = $((1048576 + 8192 * 3)) ]
+	[ "$(jq -r .summary.mismatch_sectors <<<"$output")" = 128 ]
+	stripe-check -q --repair --prefer 0 --progress none "$D"/a.img "$D"/b.img || true
+	cmp <(tail -c +1048577 "$D/a.img") <(tail -c +1048577 "$D/b.img")
+}
+
+@test "a read error is reported with member and offset, and the stripe is still verified" {
+	make_raid6
+	STRIPE_FAULT_READ="d1.img:$((1048576 + 65536 * 2)):4096" run stripe-check --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --partial "verified from the redundancy left, unreadable: data on $D/d1.img at byte $((1048576 + 65536 * 2))"
+	assert_output --partial "1 blocks of 4 KiB could not be read"
+	assert_output --partial "0 inconsistent"
+}
+
+@test "a corruption next to a read error is still found on raid6" {
+	make_raid6
+	corrupt "$D/d0.img" $((1048576 + 65536 * 4 + 100))
+	STRIPE_FAULT_READ="d3.img:$((1048576 + 65536 * 4)):4096" run stripe-check -q --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --partial "1 inconsistent"
+}
+
+@test "raid0 has nothing to check and says so" {
+	run --separate-stderr stripe-check $(members r0-3d-64k-1.2)
+	assert_failure 2
+	[[ $stderr == *"raid0 has no redundancy to check"* ]]
+}
