@@ -262,3 +262,159 @@ offered() {
 	complete_line stripe-read -- --o
 	[ "${COMPREPLY[*]}" = --odd.img ]
 }
+
+@test "the overview page stripe(7) calls no tool that exists planned" {
+	local planned
+	planned=$(man_section "$MAN/stripe.7" TOOLS | tr '\n' ' ' | grep -oE '\([^)]*\) are planned' || :)
+	for t in $(tools); do
+		case $planned in
+		*"$t,"* | *"$t)"*) fail "stripe.7 says $t is planned: $planned" ;;
+		esac
+	done
+}
+
+@test "the pages of the tools that write have a SAFETY section" {
+	local t
+	for t in stripe-create stripe-write; do
+		grep -qx '\.SH SAFETY' "$MAN/$t.1" || fail "$t.1 has no SAFETY section"
+	done
+	for s in OUTPUT DEFAULTS "DIFFERENCES FROM MDADM"; do
+		grep -qE "^\.SH \"?$s\"?$" "$MAN/stripe-create.1" || fail "stripe-create.1 has no $s section"
+	done
+}
+
+@test "stripe-create(1) documents every key of stripe-create --json" {
+	local key keys missing=""
+	cd "$BATS_TEST_TMPDIR"
+	truncate -s 16M m0.img m1.img m2.img
+	run stripe-create --dry-run --json -l 5 -n 4 m0.img m1.img m2.img missing
+	assert_success
+	keys=$(printf '%s\n' "$output" | grep -oE '"[a-z_]+":' | tr -d '":' | sort -u)
+	[ -n "$keys" ]
+	for key in $keys; do
+		man_section "$MAN/stripe-create.1" OUTPUT | grep -qE "^\.B[IR]? .*\<$key\>" ||
+			missing+=" $key"
+	done
+	[ -z "$missing" ] || fail "not in stripe-create.1's OUTPUT:$missing"
+}
+
+@test "completing stripe-create -l offers the levels" {
+	complete_line stripe-create -l ""
+	offered 6
+	offered raid10
+	complete_line stripe-create --level rai
+	offered raid5
+	! offered 5
+}
+
+@test "completing stripe-create -l 6 -p offers the RAID6 layouts, not RAID10's" {
+	complete_line stripe-create -l 6 -p ""
+	offered left-symmetric-6 || fail "offers: ${COMPREPLY[*]}"
+	offered left-symmetric
+	offered ddf-N-continue
+	! offered n2
+	! offered original
+	complete_line stripe-create -l6 --layout left-s
+	offered left-symmetric
+	offered left-symmetric-6
+	[ "${#COMPREPLY[@]}" -eq 2 ] || fail "offers: ${COMPREPLY[*]}"
+}
+
+@test "completing a stripe-create layout follows the level however it is given" {
+	# as bash splits --level=raid10 (at the =), and as one word
+	complete_line stripe-create --level = raid10 --layout ""
+	offered f2 || fail "offers: ${COMPREPLY[*]}"
+	! offered left-symmetric
+	complete_line stripe-create --level=raid10 --layout ""
+	offered f2 || fail "offers: ${COMPREPLY[*]}"
+	offered o3
+	complete_line stripe-create --level raid5 --layout = ""
+	offered ls || fail "offers: ${COMPREPLY[*]}"
+	! offered left-symmetric-6
+	complete_line stripe-create -q -l raid0 -p ""
+	[ "${COMPREPLY[*]}" = "original alternate" ] || fail "offers: ${COMPREPLY[*]}"
+	complete_line stripe-create -l 1 -p ""
+	[ "${#COMPREPLY[@]}" -eq 0 ] || fail "offers: ${COMPREPLY[*]}"
+	complete_line stripe-create -l 4 -p ""
+	[ "${#COMPREPLY[@]}" -eq 0 ] || fail "offers: ${COMPREPLY[*]}"
+}
+
+@test "every layout stripe-create's completion offers is one stripe-create takes" {
+	local level layout bad=""
+	cd "$BATS_TEST_TMPDIR"
+	truncate -s 16M m0.img m1.img m2.img m3.img
+	for level in 0 5 6 10; do
+		complete_line stripe-create -l "$level" -p ""
+		[ "${#COMPREPLY[@]}" -gt 0 ] || fail "raid$level: no layouts offered"
+		for layout in "${COMPREPLY[@]}"; do
+			stripe-create --dry-run -q -l "$level" -p "$layout" m0.img m1.img m2.img m3.img ||
+				bad+=" raid$level:$layout"
+		done
+	done
+	[ -z "$bad" ] || fail "offered but refused:$bad"
+}
+
+@test "completing stripe-create -e offers the metadata versions" {
+	complete_line stripe-create -e ""
+	offered 1.2
+	offered 0.90
+	complete_line stripe-create --metadata 1.
+	[ "${COMPREPLY[*]}" = "1.0 1.1 1.2" ]
+}
+
+@test "completing stripe-create --chunk offers sizes with a suffix" {
+	local w
+	complete_line stripe-create --chunk ""
+	offered 64K
+	offered 512K
+	for w in "${COMPREPLY[@]}"; do
+		[[ $w == *[KMG] ]] || fail "a chunk without a suffix: $w"
+	done
+	complete_line stripe-create -c 6
+	[ "${COMPREPLY[*]}" = 64K ]
+}
+
+@test "completing a stripe-create member offers missing and files" {
+	cd "$BATS_TEST_TMPDIR"
+	touch disk0.img
+	complete_line stripe-create -l 5 disk0.img ""
+	offered missing || fail "offers: ${COMPREPLY[*]}"
+	offered disk0.img
+	complete_line stripe-create -l 5 disk0.img mi
+	[ "${COMPREPLY[*]}" = missing ]
+	complete_line stripe-create -l 5 -- mis
+	[ "${COMPREPLY[*]}" = missing ]
+}
+
+@test "completing after a stripe-create count, name or size offers nothing" {
+	cd "$BATS_TEST_TMPDIR"
+	touch some.img
+	local opt
+	for opt in -n --raid-devices -x --spare-devices -N --name --homehost --uuid \
+		--data-offset -z --size --image-size; do
+		complete_line stripe-create "$opt" ""
+		[ "${#COMPREPLY[@]}" -eq 0 ] || fail "$opt: ${COMPREPLY[*]}"
+	done
+}
+
+@test "completing stripe-write --progress offers the modes" {
+	complete_line stripe-write --progress ""
+	offered log
+	offered auto
+	offered bar
+	offered none
+	[ "${#COMPREPLY[@]}" -eq 4 ]
+	complete_line stripe-write --progress = l
+	[ "${COMPREPLY[*]}" = log ]
+}
+
+@test "completing stripe-write -i offers files, --offset nothing" {
+	cd "$BATS_TEST_TMPDIR"
+	touch backup.tar
+	complete_line stripe-write -i ""
+	offered backup.tar
+	complete_line stripe-write --input ba
+	[ "${COMPREPLY[*]}" = backup.tar ]
+	complete_line stripe-write --offset ""
+	[ "${#COMPREPLY[@]}" -eq 0 ]
+}
