@@ -9,10 +9,13 @@ setup_file() {
 }
 
 @test "read of every fixture set has the MANIFEST's array sha256" {
-	local set bad=""
+	local set bad="" got
 	for set in $(all_sets); do
-		[ "$(stripe-read $(members "$set") | sha256sum | cut -d' ' -f1)" = "$(manifest "$set" array_sha256)" ] ||
-			bad+=" $set"
+		got=$(stripe-read $(members "$set") | sha256sum | cut -d' ' -f1)
+		# a mirror with one bad copy reads either copy, as md's read balancing does
+		[ "$got" = "$(manifest "$set" array_sha256)" ] ||
+			[ "$got" = "$(manifest "$set" array_sha256_good_copy)" ] ||
+			[ "$got" = "$(manifest "$set" array_sha256_bad_copy)" ] || bad+=" $set"
 	done
 	[ -z "$bad" ] || fail "sha256 differs for:$bad"
 }
@@ -49,7 +52,7 @@ setup_file() {
 	for set in $(all_sets); do
 		case $(manifest "$set" level) in raid4|raid5|raid6) ;; *) continue ;; esac
 		[ "$(manifest "$set" content)" = pattern ] || continue
-		[ -z "$(manifest "$set" corrupt_member)" ] || continue
+		[ -z "$(manifest "$set" corrupt_count)" ] || continue
 		want=$(manifest "$set" array_sha256)
 		n=$(members "$set" | wc -l)
 		for m in $(seq 0 $((n - 1))); do

@@ -166,3 +166,47 @@ corrupt() {
 	assert_failure 2
 	[[ $stderr == *"raid0 has no redundancy to check"* ]]
 }
+
+# culprits_named SET: every corruption of a real-md RAID6 set is named as the
+# wrong block, with its member and offset, and md's mismatch count is met.
+culprits_named() {
+	local set=$1 j n kind member off
+	j=$(stripe-check --json --progress none $(members "$set")) || true
+	[ "$(jq -r .summary.mismatch_sectors <<<"$j")" = "$(manifest "$set" mismatch_cnt_after_corruption)" ] ||
+		fail "$set: mismatch count $(jq -r .summary.mismatch_sectors <<<"$j")"
+	for n in $(seq 0 $(($(manifest "$set" corrupt_count) - 1))); do
+		kind=$(manifest "$set" corrupt$n.kind)
+		member=member$(manifest "$set" corrupt$n.member).img
+		off=$(manifest "$set" corrupt$n.member_byte_offset)
+		jq -e --arg m "$member" --argjson o "$off" --arg k "$kind" \
+			'[.units[] | select(.verdict == "culprit") | .blocks[.culprit] |
+			  select((.member|endswith($m)) and .member_offset_bytes == $o and .kind == $k)] | length == 1' \
+			<<<"$j" > /dev/null || fail "$set: corrupt$n ($kind on $member at $off) not named"
+	done
+}
+
+@test "raid6 made by md with a bad data, P and Q block: each is named, and md's count is met" {
+	culprits_named r6-5d-badblocks-1.2
+}
+
+@test "raid6 left-asymmetric made by md: the bad data block is named through the syndrome order" {
+	culprits_named r6-6d-badq-1.2
+}
+
+@test "raid6 made by md: repair gives back md's clean array" {
+	local m=$(copy_set r6-5d-badblocks-1.2)
+	stripe-check -q --repair --progress none $m || true
+	stripe-check -q --progress none $m
+	[ "$(stripe-read $m | sha256sum | cut -d' ' -f1)" = "$(manifest r6-5d-badblocks-1.2 clean_array_sha256)" ]
+}
+
+@test "raid1 and raid10 made by md with a bad copy: md's count of 128 and both copies reported" {
+	local set j
+	for set in r1-2d-badcopy-1.2 r10-4d-badcopy-1.2; do
+		j=$(stripe-check --json --progress none $(members "$set")) || true
+		[ "$(jq -r .summary.mismatch_sectors <<<"$j")" = "$(manifest "$set" mismatch_cnt_after_corruption)" ] ||
+			fail "$set: count"
+		unit_has "$j" "member$(manifest "$set" corrupt_member).img" "$(manifest "$set" corrupt0.member_byte_offset)" copy ||
+			fail "$set: bad copy not reported"
+	done
+}
