@@ -22,9 +22,12 @@ Q          := $(if $(V),,@)
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-# libblkid and libmount (util-linux) for the safety probes in lib/probe.c
-PKG_CFLAGS := $(shell pkg-config --cflags blkid mount 2>/dev/null || echo -I/usr/include/blkid -I/usr/include/libmount)
-PKG_LIBS   := $(shell pkg-config --libs blkid mount 2>/dev/null || echo -lblkid -lmount)
+# libblkid and libmount (util-linux) for the safety probes in lib/probe.c;
+# libext2fs and libcom_err (e2fsprogs) for stripe-check --files in lib/fsmap.c
+PKG_CFLAGS := $(shell pkg-config --cflags blkid mount 2>/dev/null || echo -I/usr/include/blkid -I/usr/include/libmount) \
+	      $(shell pkg-config --cflags ext2fs com_err 2>/dev/null || echo -I/usr/include/ext2fs -I/usr/include/et)
+PKG_LIBS   := $(shell pkg-config --libs blkid mount 2>/dev/null || echo -lblkid -lmount) \
+	      $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2fs -lcom_err)
 CPPFLAGS   += -Ilib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DSTRIPE_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread
 ifeq ($(SAN),1)

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "fsmap.h"
 #include "json.h"
 #include "probe.h"
 #include "progress.h"
@@ -31,6 +32,8 @@ static void usage(FILE *out)
 		"      --repair            mend what is found, as md's repair does\n"
 		"      --prefer ROLE       RAID1/10 repair: copy from this role's member\n"
 		"      --json              one JSON document with a record per unit\n"
+		"      --files             on ext2/3/4: name the file, directory or metadata\n"
+		"                          at each unit hurt (read through the members)\n"
 		"      --progress MODE     auto, bar, log or none (default auto)\n"
 		"  -q, --quiet             only the summary\n"
 		"  -v, --verbose           also list every block of each unit\n"
@@ -41,10 +44,29 @@ static void usage(FILE *out)
 		"(repaired or not), 2 usage or runtime error.\n");
 }
 
+/* A reported unit kept for --files: the array bytes it may have hurt. */
+struct hit {
+	uint64_t row;
+	unsigned page;
+	enum unit_verdict verdict;
+	int culprit;
+	bool repaired, copies;
+	uint64_t at;                     /* RAID1/10: the unit's array byte */
+	int nblocks;
+	struct unit_block *blocks;       /* --json: its blocks, written out after the check */
+	size_t first, n;                 /* its array offsets in run.offs */
+	char what[96];                   /* "one of 3 data blocks, or P", or why none */
+};
+
 struct run {
 	struct json j;
-	bool json, quiet, verbose;
+	bool json, quiet, verbose, files;
 	struct progress prog;
+	struct hit *hits;
+	size_t nhits, caphits;
+	uint64_t *offs;
+	size_t noffs, capoffs;
+	bool oom;
 };
 
 static const char *path_of(const struct unit_block *b)
@@ -100,7 +122,8 @@ static void print_unit(const struct check_unit *u, bool verbose)
 	}
 }
 
-static void json_unit(struct json *j, const struct check_unit *u)
+static void json_unit(struct json *j, const struct check_unit *u, const struct run *r,
+		      const struct hit *h, char *const *descs)
 {
 	static const char *const verdicts[] = { "mismatch", "culprit", "unreadable", "read_error" };
 	int i;
@@ -133,7 +156,119 @@ static void json_unit(struct json *j, const struct check_unit *u)
 		json_close(j);
 	}
 	json_close(j);
+	if (h) {
+		size_t k;
+
+		json_array(j, "files");
+		for (k = h->first; k < h->first + h->n; k++) {
+			json_object(j, NULL);
+			json_uint(j, "array_offset_bytes", r->offs[k]);
+			if (descs)
+				json_str(j, "description", descs[k]);
+			else
+				json_null(j, "description");
+			json_close(j);
+		}
+		json_close(j);
+	}
 	json_close(j);
+}
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size, bool *oom)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+	void *q;
+
+	if (n < *cap)
+		return p;
+	q = realloc(p, c * size);
+	if (!q) {
+		*oom = true;
+		return NULL;
+	}
+	*cap = c;
+	return q;
+}
+
+static void add_offset(struct run *r, struct hit *h, uint64_t off)
+{
+	uint64_t *p;
+	size_t k;
+
+	for (k = h->first; k < h->first + h->n; k++)
+		if (r->offs[k] == off)
+			return;
+	if (!(p = grow(r->offs, &r->capoffs, r->noffs, sizeof(*p), &r->oom)))
+		return;
+	r->offs = p;
+	r->offs[r->noffs++] = off;
+	h->n++;
+}
+
+/* Parity blocks of the unit, as "P", "P or Q", "P and Q"; only the
+ * unreadable ones when unreadable. */
+static void parity_names(const struct check_unit *u, bool unreadable, const char *join, char *out, size_t size)
+{
+	int i;
+
+	out[0] = 0;
+	for (i = 0; i < u->nblocks; i++) {
+		const struct unit_block *b = &u->blocks[i];
+
+		if ((b->kind == BLOCK_P || b->kind == BLOCK_Q) && b->member && (!unreadable || b->unreadable))
+			snprintf(out + strlen(out), size - strlen(out), "%s%s", out[0] ? join : "",
+				 block_kind_name(b->kind));
+	}
+}
+
+/* Keeps the unit and the array offsets of the data it may have hurt: the
+ * culprit, the unreadable data blocks, a RAID1/10 unit's array bytes, or
+ * for an unknown culprit every data block of the unit.  False when it
+ * could not be kept (out of memory). */
+static bool collect(struct run *r, const struct check_unit *u)
+{
+	struct hit *hits, *h;
+	char par[32];
+	int i, ndata = 0;
+
+	if (r->oom || !(hits = grow(r->hits, &r->caphits, r->nhits, sizeof(*hits), &r->oom)))
+		return false;
+	r->hits = hits;
+	h = &r->hits[r->nhits];
+	*h = (struct hit){ .row = u->row, .page = u->page, .verdict = u->verdict, .culprit = u->culprit,
+			   .repaired = u->repaired, .copies = u->blocks[0].kind == BLOCK_COPY,
+			   .at = u->blocks[0].array_offset, .nblocks = u->nblocks, .first = r->noffs };
+	if (r->json) {
+		h->blocks = malloc((size_t)u->nblocks * sizeof(*h->blocks));
+		if (!h->blocks) {
+			r->oom = true;
+			return false;
+		}
+		memcpy(h->blocks, u->blocks, (size_t)u->nblocks * sizeof(*h->blocks));
+	}
+	r->nhits++;
+	for (i = 0; i < u->nblocks; i++) {
+		const struct unit_block *b = &u->blocks[i];
+
+		if (b->kind != BLOCK_DATA && b->kind != BLOCK_COPY)
+			continue;
+		ndata++;
+		if (u->verdict == UNIT_CULPRIT ? i == u->culprit
+		    : u->verdict == UNIT_MISMATCH ? true : b->unreadable)
+			add_offset(r, h, b->array_offset);
+	}
+	if (u->verdict == UNIT_CULPRIT && h->n == 0) {
+		snprintf(h->what, sizeof(h->what), "no data hurt, the %s block is wrong",
+			 block_kind_name(u->blocks[u->culprit].kind));
+	} else if (u->verdict == UNIT_MISMATCH && !h->copies) {
+		parity_names(u, false, " or ", par, sizeof(par));
+		snprintf(h->what, sizeof(h->what), "one of %d data block%s%s%s", ndata, ndata == 1 ? "" : "s",
+			 par[0] ? ", or " : "", par);
+	} else if (h->n == 0) {
+		parity_names(u, true, " and ", par, sizeof(par));
+		snprintf(h->what, sizeof(h->what), "no data hurt, only %s unreadable", par[0] ? par : "parity");
+	}
+	return true;
 }
 
 static int on_unit(void *ctx, const struct check_unit *u)
@@ -141,11 +276,101 @@ static int on_unit(void *ctx, const struct check_unit *u)
 	struct run *r = ctx;
 
 	progress_finish(&r->prog);
-	if (r->json)
-		json_unit(&r->j, u);
-	else if (!r->quiet)
+	/* with --files, --json records wait for their files (unless out of memory) */
+	if (r->json) {
+		if (!r->files || !collect(r, u))
+			json_unit(&r->j, u, r, NULL, NULL);
+		return 0;
+	}
+	if (r->files)
+		collect(r, u);
+	if (!r->quiet)
 		print_unit(u, r->verbose);
 	return 0;
+}
+
+/* What the filesystem keeps at each collected offset; NULL (with a
+ * warning) when that cannot be told. */
+static char **describe_files(struct run *r, struct array *a, struct diag *d)
+{
+	struct fsmap *m = NULL;
+	char **descs;
+
+	if (r->oom) {
+		diag_fail(d, "out of memory");
+		return NULL;
+	}
+	if (!r->noffs)
+		return NULL;
+	descs = calloc(r->noffs, sizeof(*descs));
+	if (!descs) {
+		diag_fail(d, "out of memory");
+		return NULL;
+	}
+	if (fsmap_open(a, &m, d) < 0 || fsmap_describe(m, r->offs, r->noffs, CHECK_UNIT, descs, d) < 0) {
+		if (m)
+			fsmap_close(m);
+		free(descs);
+		return NULL;
+	}
+	fsmap_close(m);
+	return descs;
+}
+
+static void print_files(const struct run *r, char *const *descs)
+{
+	size_t i, k;
+
+	printf("files hurt:%s\n", r->nhits ? "" : " none");
+	for (i = 0; i < r->nhits; i++) {
+		const struct hit *h = &r->hits[i];
+
+		if (h->copies)
+			printf("  array byte %llu", (unsigned long long)h->at);
+		else
+			printf("  stripe row %llu, unit %u", (unsigned long long)h->row, h->page);
+		if (h->n == 1 && !h->what[0]) {
+			if (!h->copies)
+				printf(": array byte %llu", (unsigned long long)r->offs[h->first]);
+			printf(": %s\n", descs ? descs[h->first] : "not known");
+			continue;
+		}
+		printf(": %s%s\n", h->what[0] ? h->what : "unreadable", h->n ? ":" : "");
+		for (k = h->first; k < h->first + h->n; k++)
+			printf("    array byte %llu: %s\n", (unsigned long long)r->offs[k], descs ? descs[k] : "not known");
+	}
+}
+
+/* --json --files: the units kept during the check, with their files. */
+static void json_hits(struct run *r, char *const *descs)
+{
+	struct check_unit *u = malloc(sizeof(*u));
+	size_t i;
+
+	for (i = 0; u && i < r->nhits; i++) {
+		const struct hit *h = &r->hits[i];
+
+		if (!h->blocks)
+			continue;
+		*u = (struct check_unit){ .row = h->row, .page = h->page, .verdict = h->verdict,
+					  .culprit = h->culprit, .nblocks = h->nblocks, .repaired = h->repaired };
+		memcpy(u->blocks, h->blocks, (size_t)h->nblocks * sizeof(*h->blocks));
+		json_unit(&r->j, u, r, h, descs);
+	}
+	free(u);
+}
+
+static void free_files(struct run *r, char **descs)
+{
+	size_t i;
+
+	for (i = 0; descs && i < r->noffs; i++)
+		free(descs[i]);
+	free(descs);
+	for (i = 0; i < r->nhits; i++)
+		free(r->hits[i].blocks);
+	free(r->hits);
+	free(r->offs);
 }
 
 static void on_progress(void *ctx, uint64_t done)
@@ -209,6 +434,7 @@ int main(int argc, char **argv)
 		{ "repair", no_argument, NULL, 'r' },
 		{ "prefer", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "files", no_argument, NULL, 'f' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -222,7 +448,8 @@ int main(int argc, char **argv)
 	struct check_result res;
 	struct run run = { 0 };
 	struct array a;
-	struct diag d;
+	struct diag d, fd = { "" };
+	char **descs = NULL;
 	int c, rc;
 
 	atexit(cli_close_stdout);
@@ -244,6 +471,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'j': run.json = true; break;
+		case 'f': run.files = true; break;
 		case 'P':
 			if (progress_parse(optarg) < 0) {
 				fprintf(stderr, TOOL ": --progress: '%s' is not auto, bar, log or none\n", optarg);
@@ -284,6 +512,15 @@ int main(int argc, char **argv)
 	}
 	rc = check_array(&a, &o, &res, &d);
 	progress_finish(&run.prog);
+	if (run.files) {
+		descs = describe_files(&run, &a, &fd);
+		if (fd.msg[0])
+			fprintf(stderr, TOOL ": --files: %s\n", fd.msg);
+		if (run.json)
+			json_hits(&run, descs);
+		else
+			print_files(&run, descs);
+	}
 	if (run.json) {
 		json_close(&run.j);
 		json_object(&run.j, "summary");
@@ -297,12 +534,15 @@ int main(int argc, char **argv)
 		json_close(&run.j);
 		if (rc < 0)
 			json_str(&run.j, "error", d.msg);
+		if (fd.msg[0])
+			json_str(&run.j, "files_error", fd.msg);
 		json_end(&run.j);
 	} else if (rc == 0) {
 		print_summary(&a, &res, &o);
 	}
 	if (rc < 0)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
+	free_files(&run, descs);
 	array_close(&a);
 	if (rc < 0)
 		return EXIT_ERROR;
