@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# bench_stripe_check: stripe-check of a page-cached 6-member RAID6 against
+# reading all members in parallel with cat, in one run, interleaved, medians
+# of BENCH_REPS samples (goal: ratio >= 0.8); then stripe-check's peak RSS
+# on 256 MiB and on 4 GiB sparse members (goal <= 64 MiB and flat).
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin=${STRIPE_BIN:-$top/bin}
+reps=${BENCH_REPS:-5}
+mib=${BENCH_MIB:-256}
+dir=$(mktemp -d "${BENCH_DIR:-/dev/shm}/bench_stripe_check.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+trap 'exit 130' INT TERM
+
+now() { date +%s.%N; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# peak_rss_kib CMD...: the command's peak resident set, from /proc.
+peak_rss_kib() {
+	"$@" > /dev/null 2>&1 &
+	local pid=$! peak=0 v
+	while kill -0 "$pid" 2>/dev/null; do
+		v=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+		[[ -n $v && $v -gt $peak ]] && peak=$v
+		sleep 0.02
+	done
+	wait "$pid" || true
+	echo "$peak"
+}
+
+m=("$dir"/m{0,1,2,3,4,5}.img)
+"$bin/stripe-create" -q -l 6 -c 512K --image-size "${mib}M" "${m[@]}"
+size=$("$bin/stripe-examine" --export "${m[@]}" | sed -n 's/^STRIPE_SIZE_BYTES=//p')
+head -c "$size" /dev/urandom | "$bin/stripe-write" --progress none "${m[@]}"
+cat "${m[@]}" > /dev/null
+
+check_t=() cat_t=()
+for ((i = 0; i < reps; i++)); do
+	s=$(now); "$bin/stripe-check" -q --progress none "${m[@]}" > /dev/null; e=$(now)
+	check_t+=("$(echo "$e - $s" | bc -l)")
+	s=$(now)
+	for f in "${m[@]}"; do cat "$f" > /dev/null & done
+	wait
+	e=$(now)
+	cat_t+=("$(echo "$e - $s" | bc -l)")
+done
+tc=$(printf '%s\n' "${check_t[@]}" | median)
+tk=$(printf '%s\n' "${cat_t[@]}" | median)
+bytes=$((6 * mib * 1048576))
+ratio=$(echo "$tk / $tc" | bc -l)
+printf 'stripe-check, RAID6 6 x %d MiB, 512K chunk, page-cached (median of %d)\n' "$mib" "$reps"
+printf '  %-28s %8.2f GB/s of member bytes\n' "stripe-check" "$(echo "$bytes / $tc / 1000000000" | bc -l)"
+printf '  %-28s %8.2f GB/s\n' "6 x cat in parallel" "$(echo "$bytes / $tk / 1000000000" | bc -l)"
+printf '  ratio check/cat %.2f (goal >= 0.8: %s)\n' "$ratio" "$(echo "$ratio >= 0.8" | bc -l | sed 's/1/met/; s/0/not met/')"
+
+rm -f "${m[@]}"
+"$bin/stripe-create" -q -l 6 -c 512K --image-size 256M "$dir"/a{0,1,2,3,4,5}.img
+r1=$(peak_rss_kib "$bin/stripe-check" -q --progress none "$dir"/a{0,1,2,3,4,5}.img)
+rm -f "$dir"/a*.img
+"$bin/stripe-create" -q -l 6 -c 512K --image-size 4G "$dir"/b{0,1,2,3,4,5}.img
+r2=$(peak_rss_kib "$bin/stripe-check" -q --progress none "$dir"/b{0,1,2,3,4,5}.img)
+printf 'peak RSS of stripe-check: %d KiB at 256 MiB members, %d KiB at 4 GiB sparse members (goal <= 65536 and flat: %s)\n' \
+	"$r1" "$r2" "$([[ $r1 -le 65536 && $r2 -le 65536 && $((r2 - r1)) -lt 4096 ]] && echo met || echo not met)"
