@@ -11,66 +11,256 @@
 #define BATCH_BYTES (1u << 20)       /* per member and batch */
 #define COPY_BYTES (1u << 20)        /* largest single read for raid0/1/10 */
 
+/* One worker thread per member for a whole read or write: a thread created
+ * per batch cost more than the batch's I/O on a page-cached array (clone,
+ * stack munmap and the TLB shootdowns it sends to every CPU).  A job is an
+ * array of items and a function; worker i runs it on item i. */
+struct pool_worker {
+	struct pool *pool;
+	int i;
+	pthread_t th;
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	void (*run)(void *item);
+	char *items;
+	size_t size;                 /* of one item */
+	uint64_t job;                /* bumped by every submit */
+	int n, pending;
+	bool threaded, busy, stop;
+	struct pool_worker *w;
+};
+
+static void *pool_worker_run(void *p)
+{
+	struct pool_worker *w = p;
+	struct pool *pl = w->pool;
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		while (!pl->stop && pl->job == seen)
+			pthread_cond_wait(&pl->go, &pl->mu);
+		if (pl->stop)
+			break;
+		seen = pl->job;
+		pthread_mutex_unlock(&pl->mu);
+		pl->run(pl->items + (size_t)w->i * pl->size);
+		pthread_mutex_lock(&pl->mu);
+		if (--pl->pending == 0)
+			pthread_cond_signal(&pl->done);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
+}
+
+/* Ends the workers; later jobs run in the caller. */
+static void pool_join(struct pool *pl)
+{
+	int i;
+
+	if (pl->threaded) {
+		pthread_mutex_lock(&pl->mu);
+		pl->stop = true;
+		pthread_cond_broadcast(&pl->go);
+		pthread_mutex_unlock(&pl->mu);
+		for (i = 0; i < pl->n; i++)
+			if (pl->w[i].pool)
+				pthread_join(pl->w[i].th, NULL);
+	}
+	pl->threaded = false;
+	free(pl->w);
+	pl->w = NULL;
+}
+
+static void pool_stop(struct pool *pl)
+{
+	pool_join(pl);
+	pthread_mutex_destroy(&pl->mu);
+	pthread_cond_destroy(&pl->go);
+	pthread_cond_destroy(&pl->done);
+}
+
+/* Starts n workers; with one member, or when threads cannot be had, jobs
+ * run in the caller instead, one item after the other. */
+static void pool_start(struct pool *pl, int n)
+{
+	int i;
+
+	*pl = (struct pool){ .n = n };
+	pthread_mutex_init(&pl->mu, NULL);
+	pthread_cond_init(&pl->go, NULL);
+	pthread_cond_init(&pl->done, NULL);
+	pl->w = n > 1 ? calloc((size_t)n, sizeof(*pl->w)) : NULL;
+	pl->threaded = pl->w != NULL;
+	for (i = 0; pl->threaded && i < n; i++) {
+		pl->w[i] = (struct pool_worker){ .pool = pl, .i = i };
+		if (pthread_create(&pl->w[i].th, NULL, pool_worker_run, &pl->w[i]) != 0) {
+			pl->w[i].pool = NULL;
+			pool_join(pl);
+		}
+	}
+}
+
+/* Hands items[0..n-1] to the workers and returns at once; pool_wait
+ * collects the job.  One job at a time. */
+static void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t size)
+{
+	int i;
+
+	pl->busy = true;
+	if (!pl->threaded) {
+		for (i = 0; i < pl->n; i++)
+			run((char *)items + (size_t)i * size);
+		return;
+	}
+	pthread_mutex_lock(&pl->mu);
+	pl->run = run;
+	pl->items = items;
+	pl->size = size;
+	pl->pending = pl->n;
+	pl->job++;
+	pthread_cond_broadcast(&pl->go);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+static void pool_wait(struct pool *pl)
+{
+	if (pl->threaded && pl->busy) {
+		pthread_mutex_lock(&pl->mu);
+		while (pl->pending)
+			pthread_cond_wait(&pl->done, &pl->mu);
+		pthread_mutex_unlock(&pl->mu);
+	}
+	pl->busy = false;
+}
+
 struct member_io {
 	struct dev *dev;
 	void *buf;
 	size_t len;
 	uint64_t off;
 	bool write;
+	const bool *skip;            /* reads: chunks not wanted, or NULL for all */
+	size_t chunk;                /* the size of one skip[] entry */
 	int rc;
 	struct diag d;
 };
 
-static void *member_io_run(void *p)
+/* Reads the wanted runs of chunks only, one call per run. */
+static int member_read_wanted(struct member_io *io)
+{
+	size_t k = 0, nchunks = io->len / io->chunk, from;
+
+	while (k < nchunks) {
+		for (; k < nchunks && io->skip[k]; k++)
+			;
+		for (from = k; k < nchunks && !io->skip[k]; k++)
+			;
+		if (k > from && dev_read(io->dev, (uint8_t *)io->buf + from * io->chunk, (k - from) * io->chunk,
+					 io->off + from * io->chunk, &io->d) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void member_io_run(void *p)
 {
 	struct member_io *io = p;
 
+	io->rc = 0;
+	if (!io->dev)
+		return;
 	if (io->write)
 		io->rc = dev_write(io->dev, io->buf, io->len, io->off, &io->d);
+	else if (io->skip)
+		io->rc = member_read_wanted(io);
 	else
 		io->rc = dev_read(io->dev, io->buf, io->len, io->off, &io->d);
-	return NULL;
 }
 
-/* Runs every io at once, one thread each; returns the first failure. */
-static int io_parallel(struct member_io *io, int n, struct diag *d)
+/* Waits for a job of member_io items; returns the first failure. */
+static int io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d)
 {
-	pthread_t *th = calloc((size_t)n, sizeof(*th));
-	bool *started = calloc((size_t)n, sizeof(*started));
-	int i, rc = 0;
+	int i;
 
-	if (!th || !started) {
-		free(th);
-		free(started);
-		return diag_fail(d, "out of memory");
-	}
+	pool_wait(pl);
 	for (i = 0; i < n; i++) {
-		if (!io[i].dev)
-			continue;
-		started[i] = n > 1 && pthread_create(&th[i], NULL, member_io_run, &io[i]) == 0;
-		if (!started[i])
-			member_io_run(&io[i]);
-	}
-	for (i = 0; i < n; i++) {
-		if (started[i])
-			pthread_join(th[i], NULL);
-		if (io[i].dev && io[i].rc < 0 && rc == 0) {
+		if (io[i].dev && io[i].rc < 0) {
 			*d = io[i].d;
-			rc = -1;
+			return -1;
 		}
 	}
-	free(th);
-	free(started);
-	return rc;
+	return 0;
 }
 
+/* One of the two buffer sets of a read or write: the workers fill or drain
+ * one while the caller works on the other. */
 struct parity_batch {
 	struct array *a;
 	size_t chunk;                /* bytes */
 	uint64_t rows;               /* rows per batch */
 	uint8_t **buf;               /* per role: rows * chunk bytes */
 	uint8_t *zero;               /* one zero chunk, for DDF's empty slots */
+	struct member_io *io;        /* per role */
+	bool *skip;                  /* per role: rows flags, chunks a read leaves out */
 };
+
+static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, struct diag *d)
+{
+	int n = a->geo.raid_disks, i;
+
+	*b = (struct parity_batch){ .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512, .zero = zero };
+	b->rows = BATCH_BYTES / b->chunk ? BATCH_BYTES / b->chunk : 1;
+	b->buf = calloc((size_t)n, sizeof(*b->buf));
+	b->io = calloc((size_t)n, sizeof(*b->io));
+	b->skip = calloc((size_t)n * b->rows, sizeof(*b->skip));
+	if (!b->buf || !b->io || !b->skip)
+		return diag_fail(d, "out of memory");
+	for (i = 0; i < n; i++)
+		b->buf[i] = dev_alloc(b->rows * b->chunk);
+	return 0;
+}
+
+static void batch_free(struct parity_batch *b)
+{
+	int i;
+
+	for (i = 0; b->buf && i < b->a->geo.raid_disks; i++)
+		free(b->buf[i]);
+	free(b->buf);
+	free(b->io);
+	free(b->skip);
+}
+
+/* Sets up the member I/O of rows [row, row + nrows).  A read of a complete
+ * array leaves P and Q out: nothing is rebuilt, so a third of a RAID6's
+ * member bytes need not be copied at all. */
+static void batch_io(struct parity_batch *b, uint64_t row, uint64_t nrows, bool write)
+{
+	bool parity_unused = !write && !b->a->missing;
+	uint64_t k;
+	int i;
+
+	for (i = 0; i < b->a->geo.raid_disks; i++) {
+		struct member *m = b->a->role[i];
+
+		b->io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = b->buf[i],
+					       .len = nrows * b->chunk, .write = write,
+					       .skip = parity_unused ? b->skip + (size_t)i * b->rows : NULL,
+					       .chunk = b->chunk,
+					       .off = m ? m->sb.data_offset * 512 + row * b->chunk : 0 };
+	}
+	for (k = 0; parity_unused && k < nrows; k++) {
+		struct stripe_map map;
+
+		layout_stripe(&b->a->geo, row + k, &map);
+		for (i = 0; i < b->a->geo.raid_disks; i++)
+			b->skip[(size_t)i * b->rows + k] = i == map.pd || i == map.qd;
+	}
+}
 
 /* Index of role r among the blocks handed to parity_recover. */
 static int block_index(const struct stripe_map *m, int r, int q)
@@ -124,54 +314,70 @@ static int emit(stripe_sink sink, void *ctx, const uint8_t *p, uint64_t from, ui
 	return sink(ctx, p + (lo - from), (size_t)(hi - lo), d);
 }
 
+/* Rebuilds what is missing in the batch's rows and hands the wanted
+ * bytes to sink. */
+static int emit_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, uint64_t off,
+		      uint64_t end, stripe_sink sink, void *ctx, struct diag *d)
+{
+	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, k;
+	int rc = 0;
+
+	for (k = 0; rc == 0 && k < nrows; k++) {
+		struct stripe_map map;
+		uint64_t base = (row + k) * row_bytes;
+		int dd;
+
+		layout_stripe(&b->a->geo, row + k, &map);
+		if (b->a->missing)
+			rc = rebuild_row(b, &map, k, d);
+		for (dd = 0; rc == 0 && dd < map.data_disks; dd++)
+			rc = emit(sink, ctx, b->buf[map.data[dd]] + k * b->chunk,
+				  base + (uint64_t)dd * b->chunk, base + (uint64_t)(dd + 1) * b->chunk,
+				  off, end, d);
+	}
+	return rc;
+}
+
+/* Double buffered: the workers read the next batch while this thread
+ * rebuilds and hands on the last one. */
 static int read_parity_levels(struct array *a, uint64_t off, uint64_t end,
 			      stripe_sink sink, void *ctx, struct diag *d)
 {
-	struct parity_batch b = { .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512 };
-	int n = a->geo.raid_disks, i, rc = 0;
-	uint64_t row_bytes = b.chunk * (uint64_t)a->geo.data_disks, row, last;
-	struct member_io *io = calloc((size_t)n, sizeof(*io));
+	struct parity_batch b[2] = { { .a = a }, { .a = a } };
+	int n = a->geo.raid_disks, cur = 0, rc;
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
+	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, last, nrows;
+	uint8_t *zero = dev_alloc(chunk);
+	struct pool pool;
 
-	b.rows = BATCH_BYTES / b.chunk ? BATCH_BYTES / b.chunk : 1;
-	b.buf = calloc((size_t)n, sizeof(*b.buf));
-	b.zero = dev_alloc(b.chunk);
-	memset(b.zero, 0, b.chunk);
-	for (i = 0; b.buf && i < n; i++)
-		b.buf[i] = dev_alloc(b.rows * b.chunk);
-	if (!io || !b.buf)
-		rc = diag_fail(d, "out of memory");
+	memset(zero, 0, chunk);
+	rc = batch_alloc(&b[0], a, zero, d);
+	if (rc == 0)
+		rc = batch_alloc(&b[1], a, zero, d);
+	pool_start(&pool, n);
 	last = (end + row_bytes - 1) / row_bytes;
-	for (row = off / row_bytes; rc == 0 && row < last; row += b.rows) {
-		uint64_t nrows = last - row < b.rows ? last - row : b.rows, k;
-
-		for (i = 0; i < n; i++) {
-			struct member *m = a->role[i];
-
-			io[i].dev = m ? &m->dev : NULL;
-			io[i].buf = b.buf[i];
-			io[i].len = nrows * b.chunk;
-			io[i].off = m ? m->sb.data_offset * 512 + row * b.chunk : 0;
-		}
-		rc = io_parallel(io, n, d);
-		for (k = 0; rc == 0 && k < nrows; k++) {
-			struct stripe_map map;
-			uint64_t base = (row + k) * row_bytes;
-			int dd;
-
-			layout_stripe(&a->geo, row + k, &map);
-			if (a->missing)
-				rc = rebuild_row(&b, &map, k, d);
-			for (dd = 0; rc == 0 && dd < map.data_disks; dd++)
-				rc = emit(sink, ctx, b.buf[map.data[dd]] + k * b.chunk,
-					  base + (uint64_t)dd * b.chunk, base + (uint64_t)(dd + 1) * b.chunk,
-					  off, end, d);
-		}
+	if (rc == 0) {
+		batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false);
+		pool_submit(&pool, member_io_run, b[0].io, sizeof(*b[0].io));
 	}
-	for (i = 0; b.buf && i < n; i++)
-		free(b.buf[i]);
-	free(b.buf);
-	free(b.zero);
-	free(io);
+	for (; rc == 0 && row < last; row += nrows, cur = !cur) {
+		uint64_t next;
+
+		nrows = last - row < b[cur].rows ? last - row : b[cur].rows;
+		next = row + nrows;
+		rc = io_wait(&pool, b[cur].io, n, d);
+		if (rc == 0 && next < last) {
+			batch_io(&b[!cur], next, last - next < b[!cur].rows ? last - next : b[!cur].rows, false);
+			pool_submit(&pool, member_io_run, b[!cur].io, sizeof(*b[!cur].io));
+		}
+		if (rc == 0)
+			rc = emit_batch(&b[cur], row, nrows, off, end, sink, ctx, d);
+	}
+	pool_wait(&pool);
+	pool_stop(&pool);
+	batch_free(&b[0]);
+	batch_free(&b[1]);
+	free(zero);
 	return rc;
 }
 
@@ -415,43 +621,64 @@ static void merge_rows(struct parity_batch *b, uint64_t row0, uint64_t nrows, co
 	}
 }
 
-static void batch_io(struct parity_batch *b, struct member_io *io, uint64_t row, uint64_t nrows, bool write)
+/* Collects the write in flight, if any: *written moves on to done only
+ * once every member has taken its part. */
+static int write_collect(struct pool *pl, struct parity_batch *b, uint64_t done, uint64_t *written,
+			 struct diag *d)
 {
-	int i;
+	if (!pl->busy)
+		return 0;
+	if (io_wait(pl, b->io, b->a->geo.raid_disks, d) < 0)
+		return -1;
+	*written = done;
+	return 0;
+}
 
-	for (i = 0; i < b->a->geo.raid_disks; i++) {
-		struct member *m = b->a->role[i];
+/* Reads the batch's rows as they are, rebuilding what missing members
+ * held, for a batch the input covers only in part. */
+static int read_for_merge(struct pool *pl, struct parity_batch *b, uint64_t row, uint64_t nrows,
+			  struct diag *d)
+{
+	uint64_t k;
+	int rc;
 
-		io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = b->buf[i],
-					    .len = nrows * b->chunk, .write = write,
-					    .off = m ? m->sb.data_offset * 512 + row * b->chunk : 0 };
+	batch_io(b, row, nrows, false);
+	pool_submit(pl, member_io_run, b->io, sizeof(*b->io));
+	rc = io_wait(pl, b->io, b->a->geo.raid_disks, d);
+	for (k = 0; rc == 0 && b->a->missing && k < nrows; k++) {
+		struct stripe_map map;
+
+		layout_stripe(&b->a->geo, row + k, &map);
+		rc = rebuild_row(b, &map, k, d);
 	}
+	return rc;
 }
 
 /* RAID4/5/6 writes, a batch of rows at a time.  Rows the input covers
  * whole are computed without reading; a batch with a partial row reads its
- * rows first (rebuilding what missing members held) and merges. */
+ * rows first (rebuilding what missing members held) and merges.  Double
+ * buffered: the workers write one batch while this thread reads the input
+ * and computes parity for the next. */
 static int write_parity_levels(struct array *a, uint64_t off, uint64_t end, stripe_source source,
 			       void *ctx, uint64_t *written, struct diag *d)
 {
-	struct parity_batch b = { .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512 };
-	int n = a->geo.raid_disks, i, rc = 0;
-	uint64_t row_bytes = b.chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes;
-	struct member_io *io = calloc((size_t)n, sizeof(*io));
-	uint8_t *lin;
+	struct parity_batch b[2] = { { .a = a }, { .a = a } };
+	int n = a->geo.raid_disks, cur = 0, rc;
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
+	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, pending = 0;
+	uint8_t *zero = dev_alloc(chunk), *lin;
+	struct pool pool;
+	struct diag wd;
 
-	b.rows = BATCH_BYTES / b.chunk ? BATCH_BYTES / b.chunk : 1;
-	b.buf = calloc((size_t)n, sizeof(*b.buf));
-	b.zero = dev_alloc(b.chunk);
-	memset(b.zero, 0, b.chunk);
-	lin = dev_alloc(b.rows * row_bytes);
-	for (i = 0; b.buf && i < n; i++)
-		b.buf[i] = dev_alloc(b.rows * b.chunk);
-	if (!io || !b.buf)
-		rc = diag_fail(d, "out of memory");
+	memset(zero, 0, chunk);
+	rc = batch_alloc(&b[0], a, zero, d);
+	if (rc == 0)
+		rc = batch_alloc(&b[1], a, zero, d);
+	lin = dev_alloc(b[0].rows * row_bytes);
+	pool_start(&pool, n);
 	while (rc == 0 && row * row_bytes < end) {
 		uint64_t base = row * row_bytes, lo = off > base ? off : base;
-		uint64_t hi = base + b.rows * row_bytes < end ? base + b.rows * row_bytes : end, nrows, k;
+		uint64_t hi = base + b[cur].rows * row_bytes < end ? base + b[cur].rows * row_bytes : end, nrows;
 		long long got = fill_from(source, ctx, lin + (lo - base), (size_t)(hi - lo), d);
 
 		if (got <= 0) {
@@ -460,31 +687,32 @@ static int write_parity_levels(struct array *a, uint64_t off, uint64_t end, stri
 		}
 		hi = lo + (uint64_t)got;
 		nrows = (hi - base + row_bytes - 1) / row_bytes;
-		if (lo > base || hi < base + nrows * row_bytes) {
-			batch_io(&b, io, row, nrows, false);
-			rc = io_parallel(io, n, d);
-			for (k = 0; rc == 0 && a->missing && k < nrows; k++) {
-				struct stripe_map map;
-
-				layout_stripe(&a->geo, row + k, &map);
-				rc = rebuild_row(&b, &map, k, d);
-			}
+		/* the pool does one job at a time: the write in flight goes first */
+		if (lo > base || hi < base + nrows * row_bytes)
+			rc = write_collect(&pool, &b[!cur], pending - off, written, d) < 0 ||
+			     read_for_merge(&pool, &b[cur], row, nrows, d) < 0 ? -1 : 0;
+		if (rc == 0) {
+			merge_rows(&b[cur], row, nrows, lin, base, lo, hi);
+			rc = write_collect(&pool, &b[!cur], pending - off, written, d);
 		}
 		if (rc == 0) {
-			merge_rows(&b, row, nrows, lin, base, lo, hi);
-			batch_io(&b, io, row, nrows, true);
-			rc = io_parallel(io, n, d);
+			batch_io(&b[cur], row, nrows, true);
+			pool_submit(&pool, member_io_run, b[cur].io, sizeof(*b[cur].io));
+			pending = hi;
+			cur = !cur;
 		}
-		if (rc == 0)
-			*written = hi - off;
 		row += nrows;
 	}
-	for (i = 0; b.buf && i < n; i++)
-		free(b.buf[i]);
-	free(b.buf);
-	free(b.zero);
+	/* d may already hold the input's failure, which comes first */
+	if (write_collect(&pool, &b[!cur], pending - off, written, &wd) < 0 && rc == 0) {
+		*d = wd;
+		rc = -1;
+	}
+	pool_stop(&pool);
+	batch_free(&b[0]);
+	batch_free(&b[1]);
+	free(zero);
 	free(lin);
-	free(io);
 	return rc;
 }
 
