@@ -1143,6 +1143,12 @@ static void fixture_damage(const struct fixture *f, struct damage *dm)
 		mnum(mget(&f->mf, "corrupt%lld.offset_in_data_area", j), &off);
 		if (!kind)
 			continue;
+		/* a bad mirror copy: that block is skipped, there is no parity */
+		if (!strcmp(kind, "copy")) {
+			if (!mnum(mget(&f->mf, "corrupt%lld.array_byte_offset", j), &v) && dm->ndata < 8)
+				dm->data_blk[dm->ndata++] = v / BLK;
+			continue;
+		}
 		if (!strcmp(kind, "data") && !mnum(mget(&f->mf, "corrupt%lld.array_block_4k", j), &v))
 			dm->data_blk[dm->ndata++] = v;
 		dm->par_row[dm->npar] = row;
@@ -1335,6 +1341,9 @@ static void fixture_check_damage_positions(const struct fixture *f)
 	if (mnum(mget(&f->mf, "corrupt_count"), &count) || count < 1)
 		return;
 	if (mnum(mget(&f->mf, "corrupt_member"), &member))
+		return;
+	/* mirror copies have no rows or parity to place */
+	if (f->level == 1 || f->level == 10)
 		return;
 	for (j = 0; j < count; j++) {
 		const char *kind = mget(&f->mf, "corrupt%lld.kind", j);
