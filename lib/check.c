@@ -8,7 +8,7 @@
 #include "check.h"
 #include "parity.h"
 
-#define BATCH_BYTES (1u << 20)       /* per member and batch */
+#define BATCH_BYTES (4u << 20)       /* per member and batch: fewer thread starts */
 #define MD_RESYNC_SECTORS 128        /* raid1/10 count mismatches per 64 KiB resync block */
 
 const char *block_kind_name(enum block_kind k)

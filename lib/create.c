@@ -180,7 +180,8 @@ static int choose_size(struct create_plan *p, struct diag *d)
 		return 0;
 	}
 	p->size = (p->spec.size ? p->spec.size : small->avail) / round * round;
-	if (!p->spec.size && !p->spec.force && (large->avail - p->size) * 100 > large->avail)
+	/* Rounding to a chunk is not a size difference between members. */
+	if (!p->spec.size && !p->spec.force && (large->avail - small->avail) * 100 > large->avail)
 		return diag_fail(d, "%s: %llu KiB usable but %s only %llu KiB: members differ by more than 1%%; use --size or --force",
 				 large->path, (unsigned long long)large->avail / 2, small->path,
 				 (unsigned long long)small->avail / 2);
