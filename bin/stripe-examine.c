@@ -124,6 +124,11 @@ static uint64_t member_array_bytes(const struct md_super *s)
 	struct geometry g;
 	int i;
 
+	/* mdadm derives raid10's size from the component size without
+	 * rounding to whole chunks; show what it shows */
+	if (s->level == 10 && (s->layout & 0xff) && ((s->layout >> 8) & 0xff))
+		return s->size * 512 * (uint64_t)s->raid_disks /
+		       (uint64_t)((s->layout & 0xff) * ((s->layout >> 8) & 0xff));
 	for (i = 0; i < s->raid_disks && i < ST_MAX_DISKS; i++)
 		sizes[i] = s->data_size;
 	if (geometry_init(&g, s->level, s->level == 0 ? 1 : s->layout, s->raid_disks,

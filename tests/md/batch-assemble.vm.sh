@@ -6,15 +6,16 @@
 # to the first NAME, and so on.
 #
 # For each array: mdadm --examine of each member (into $MDVM_OUT/NAME/ when
-# there is an out dir), mdadm --assemble --run, mdadm --detail (lines
-# "D: NAME |..."), the sha256 of the whole array, a "check" through
-# sync_action (not for raid0), mdadm --stop, and one machine-readable line:
+# there is an out dir), mdadm --assemble --run --readonly, mdadm --detail
+# (lines "D: NAME |..."), the sha256 of the whole array, mdadm --readwrite,
+# a "check" through sync_action (not for raid0), mdadm --stop, and one
+# machine-readable line:
 #
 #   R: name=NAME assembled=1 level=raid5 raid_disks=4 layout=2 chunk=65536
-#      metadata=1.2 degraded=0 array_state=clean array_size=BYTES
-#      sha256=HEX mismatch_cnt=0 members=in_sync,in_sync,...
+#      metadata=1.2 degraded=0 array_state=clean resync_start=none
+#      array_size=BYTES sha256=HEX mismatch_cnt=0 members=in_sync,...
 #      d_level=raid5 d_raid_devices=4 d_chunk=64K d_layout=left-symmetric
-#      d_state=clean d_members=active_sync,active_sync,... secs=S
+#      d_state=clean d_version=1.2 d_members=active_sync,active_sync,... secs=S
 #
 # (on one line; "d_" are mdadm --detail's words, spaces as "_", ", " as
 # ","; "-" where --detail prints no such field).  An array that does not
@@ -28,6 +29,16 @@ k=0
 dv() {
 	v=$(sed -n "s/^ *$1 : //p" /tmp/detail | head -n 1 | sed 's/ *$//; s/, /,/g; s/ /_/g')
 	echo "${v:--}"
+}
+
+# idle: waits (at most a minute) for the array's sync_action to be idle.
+idle() {
+	mdadm --wait $md > /dev/null 2>&1
+	t=0
+	while [ "$(cat $sys/sync_action)" != idle ] && [ $t -lt 600 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
 }
 
 for spec in "$@"; do
@@ -56,8 +67,10 @@ for spec in "$@"; do
 			i=$((i + 1))
 		done
 	fi
+	# read-only first: md starts no resync and writes nothing until
+	# --readwrite below, so resync_start shows what the superblocks say
 	# shellcheck disable=SC2086
-	mdadm --assemble --run $md $devs > /tmp/assemble 2>&1
+	mdadm --assemble --run --readonly $md $devs > /tmp/assemble 2>&1
 	rc=$?
 	if [ $rc != 0 ] || [ ! -e $sys/level ] || [ "$(cat $sys/array_state)" = inactive ]; then
 		{ cat /tmp/assemble; cat /proc/mdstat; } | sed "s/^/D: $name |/"
@@ -68,49 +81,55 @@ for spec in "$@"; do
 		echo "R: name=$name assembled=0 rc=$rc"
 		continue
 	fi
-	mdadm --detail $md > /tmp/detail 2>&1
-	sed "s/^/D: $name |/" /tmp/detail
-	[ -n "$MDVM_OUT" ] && cp /tmp/detail "$MDVM_OUT/$name/detail.txt"
-	# the device table: "Number Major Minor RaidDevice State... /dev/vdX"
-	dmembers=$(sed -n 's/^ *[0-9-]\{1,\} \{1,\}[0-9]\{1,\} \{1,\}[0-9]\{1,\} \{1,\}[0-9-]\{1,\} \{1,\}\(.*[^ ]\) \{1,\}\/dev\/.*/\1/p' /tmp/detail \
-		| sed 's/  */_/g' | tr '\n' , | sed 's/,$//')
-	members=""
-	for dev in $sys/dev-*; do
-		[ -d "$dev" ] || continue
-		members="$members,$(cat "$dev/state")"
-	done
+	# "none" unless the superblocks asked md to resync (a dirty array),
+	# which would rewrite parity before the check could see it
+	resync=$(cat $sys/resync_start 2> /dev/null)
 	level=$(cat $sys/level)
 	size=$(blockdev --getsize64 $md)
 	sum=$(sha256sum $md | cut -d' ' -f1)
-	# a resync or recovery md started at assembly would make "check" fail
-	if [ "$(cat $sys/sync_action)" != idle ]; then
-		echo "D: $name |sync_action after assembly: $(cat $sys/sync_action)"
-		mdadm --wait $md > /dev/null 2>&1
-		while [ "$(cat $sys/sync_action)" != idle ]; do sleep 0.1; done
-	fi
+	mdadm --readwrite $md > /tmp/rw 2>&1 || sed "s/^/D: $name |readwrite: /" /tmp/rw
 	case $level in
 	raid0 | linear) mm=n/a ;;
 	*)
+		# a resync or recovery md started once read-write would
+		# make "check" fail: say so, and let it finish first
+		sa=$(cat $sys/sync_action)
+		if [ "$sa" != idle ]; then
+			echo "D: $name |sync_action once read-write: $sa"
+			idle
+		fi
 		if echo check > $sys/sync_action 2> /dev/null; then
 			sleep 0.1
-			mdadm --wait $md > /dev/null 2>&1
-			while [ "$(cat $sys/sync_action)" != idle ]; do sleep 0.1; done
+			idle
 			mm=$(cat $sys/mismatch_cnt)
 		else
 			mm=refused
 		fi
 		;;
 	esac
+	# md and mdadm's view once the array is read-write and checked
+	members=""
+	for dev in $sys/dev-*; do
+		[ -d "$dev" ] || continue
+		members="$members,$(cat "$dev/state")"
+	done
+	mdadm --detail $md > /tmp/detail 2>&1
+	sed "s/^/D: $name |/" /tmp/detail
+	[ -n "$MDVM_OUT" ] && cp /tmp/detail "$MDVM_OUT/$name/detail.txt"
+	# the device table: "Number Major Minor RaidDevice State... /dev/vdX"
+	dmembers=$(sed -n 's/^ *[0-9-]\{1,\} \{1,\}[0-9]\{1,\} \{1,\}[0-9]\{1,\} \{1,\}[0-9-]\{1,\} \{1,\}\(.*[^ ]\) \{1,\}\/dev\/.*/\1/p' /tmp/detail \
+		| sed 's/  */_/g' | tr '\n' , | sed 's/,$//')
 	line="R: name=$name assembled=1 level=$level"
 	for kv in raid_disks:raid_disks layout:layout chunk:chunk_size \
 		metadata:metadata_version degraded:degraded array_state:array_state; do
 		v=$(cat "$sys/${kv#*:}" 2> /dev/null | tr ' ' _)
 		line="$line ${kv%%:*}=${v:--}"
 	done
-	line="$line array_size=$size sha256=$sum mismatch_cnt=$mm members=${members#,}"
+	line="$line resync_start=${resync:--} array_size=$size sha256=$sum mismatch_cnt=$mm"
+	line="$line members=${members#,}"
 	line="$line d_level=$(dv 'Raid Level') d_raid_devices=$(dv 'Raid Devices')"
 	line="$line d_chunk=$(dv 'Chunk Size') d_layout=$(dv Layout) d_state=$(dv State)"
-	line="$line d_members=${dmembers:--}"
+	line="$line d_version=$(dv Version) d_members=${dmembers:--}"
 	mdadm --stop $md > /tmp/stop 2>&1 || sed "s/^/D: $name |stop: /" /tmp/stop
 	echo "$line secs=$(($(date +%s) - start))"
 done
