@@ -109,7 +109,7 @@ for spec in "$@"; do
 	esac
 	# md and mdadm's view once the array is read-write and checked
 	members=""
-	for dev in $sys/dev-*; do
+	for dev in "$sys"/dev-*; do
 		[ -d "$dev" ] || continue
 		members="$members,$(cat "$dev/state")"
 	done
@@ -122,7 +122,7 @@ for spec in "$@"; do
 	line="R: name=$name assembled=1 level=$level"
 	for kv in raid_disks:raid_disks layout:layout chunk:chunk_size \
 		metadata:metadata_version degraded:degraded array_state:array_state; do
-		v=$(cat "$sys/${kv#*:}" 2> /dev/null | tr ' ' _)
+		v=$(tr ' ' _ 2> /dev/null < "$sys/${kv#*:}")
 		line="$line ${kv%%:*}=${v:--}"
 	done
 	line="$line resync_start=${resync:--} array_size=$size sha256=$sum mismatch_cnt=$mm"

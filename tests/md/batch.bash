@@ -176,6 +176,7 @@ why() {
 }
 
 md_check() {
+	[ $# -gt 0 ] || fail "no arrays to check"
 	local name bad=() stripe pattern size
 	md_results
 	for name in "$@"; do
@@ -212,7 +213,7 @@ md_check() {
 # maps.c), written out here rather than taken from stripe.
 declare -gA W
 want() {
-	local o prev= level= chunk=512K layout= meta=1.2 n lnum lname k bytes
+	local o prev='' level='' chunk=512K layout='' meta=1.2 n lnum lname k bytes
 	while read -r o; do
 		case $prev in
 		-l) level=$o ;; -c) chunk=$o ;; -p) layout=$o ;; -e) meta=$o ;;
@@ -279,13 +280,14 @@ want() {
 }
 
 md_check_detail() {
+	[ $# -gt 0 ] || fail "no arrays to check"
 	local name k bad=()
 	md_results
 	for name in "$@"; do
-		md_view "$name" && [ "${V[assembled]}" = 1 ] || {
+		if ! md_view "$name" || [ "${V[assembled]}" != 1 ]; then
 			bad+=("$name: not assembled")
 			continue
-		}
+		fi
 		want "$name"
 		for k in "${!W[@]}"; do
 			[ "${V[$k]:-}" = "${W[$k]}" ] ||
@@ -296,13 +298,14 @@ md_check_detail() {
 }
 
 md_check_members() {
+	[ $# -gt 0 ] || fail "no arrays to check"
 	local name n miss m bad=() count
 	md_results
 	for name in "$@"; do
-		md_view "$name" && [ "${V[assembled]}" = 1 ] || {
+		if ! md_view "$name" || [ "${V[assembled]}" != 1 ]; then
 			bad+=("$name: not assembled")
 			continue
-		}
+		fi
 		aget "$name" raid_disks; n=$REPLY
 		aget "$name" missing; miss=$REPLY
 		# raid0 has no "degraded" in sysfs
@@ -342,6 +345,7 @@ names() {
 # mdadm --examine printed in the VM, for every member md saw, in the same
 # order (the fields t0100-examine compares for the fixtures, with Name).
 md_check_examine() {
+	[ $# -gt 0 ] || fail "no arrays to check"
 	local F='^ *(Magic|Version|Feature Map|Array UUID|Name|Raid Level|Raid Devices|Avail Dev Size|Array Size|Used Dev Size|Data Offset|Super Offset|State|Device UUID|Checksum|Events|Layout|Chunk Size|Device Role|Array State|Bad Block Log|Recovery Offset|Resync Offset|Total Devices|Active Devices|Working Devices|Failed Devices|Spare Devices|Preferred Minor|Persistence) :'
 	local name dirs i line members want=$BATS_TEST_TMPDIR/want got=$BATS_TEST_TMPDIR/got bad=() out
 	: > "$want"
