@@ -1,0 +1,38 @@
+/* pool: one worker thread per member for a whole pass over an array; a job
+ * is an array of items and a function, and worker i runs it on item i. */
+#ifndef STRIPE_POOL_H
+#define STRIPE_POOL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pool_worker {
+	struct pool *pool;
+	int i;
+	pthread_t th;
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	void (*run)(void *item);
+	char *items;
+	size_t size;                 /* of one item */
+	uint64_t job;                /* bumped by every submit */
+	int n, pending;
+	bool threaded, busy, stop;
+	struct pool_worker *w;
+};
+
+/* Starts n workers; with one item, or when threads cannot be had, jobs
+ * run in the caller instead, one item after the other. */
+void pool_start(struct pool *pl, int n);
+void pool_stop(struct pool *pl);
+/* Hands items[0..n-1] to the workers and returns at once; pool_wait
+ * collects the job.  One job at a time. */
+void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t size);
+void pool_wait(struct pool *pl);
+
+#endif
