@@ -567,6 +567,74 @@ int layout_locate(const struct geometry *g, uint64_t s, struct copy *c, uint64_t
 	return k;
 }
 
+/* The inverse of locate_raid10 for one member (the kernel's raid10_find_virt):
+ * recovery walks a member from start to end and needs the array sector each
+ * of its chunks copies. */
+static uint64_t virt_raid10(const struct geometry *g, int dev, uint64_t sector)
+{
+	uint64_t chunk_sectors = g->chunk_sectors, offset = sector % chunk_sectors, chunk;
+	int n = g->raid_disks, fss = g->far_set_size, set_start = dev / fss * fss;
+	int last_start;
+
+	if (n % fss) {
+		last_start = (n / fss - 1) * fss;
+		if (dev >= last_start) {
+			fss += n % g->far_set_size;
+			set_start = last_start;
+		}
+	}
+	if (g->far_offset) {
+		chunk = sector / chunk_sectors;
+		dev -= (int)(chunk % (uint64_t)g->far) * g->near;
+		chunk /= (uint64_t)g->far;
+		if (dev < set_start)
+			dev += fss;
+	} else {
+		while (sector >= g->far_stride) {
+			sector -= g->far_stride;
+			if (dev < g->near + set_start)
+				dev += fss - g->near;
+			else
+				dev -= g->near;
+		}
+		chunk = sector / chunk_sectors;
+	}
+	return (chunk * (uint64_t)n + (uint64_t)dev) / (uint64_t)g->near * chunk_sectors + offset;
+}
+
+uint64_t layout_array_sector(const struct geometry *g, int role, uint64_t sector)
+{
+	uint64_t s;
+
+	switch (g->level) {
+	case MD_LEVEL_RAID1:
+		s = sector;
+		break;
+	case MD_LEVEL_RAID10:
+		if (sector >= g->dev_sectors)
+			return UINT64_MAX;
+		s = virt_raid10(g, role, sector);
+		break;
+	default:
+		return UINT64_MAX;
+	}
+	return s < g->array_sectors ? s : UINT64_MAX;
+}
+
+int layout_block_index(const struct stripe_map *m, int role, int q)
+{
+	int i, nd = q ? m->syndrome_disks : m->data_disks;
+
+	if (role == m->pd)
+		return nd;
+	if (role == m->qd)
+		return nd + 1;
+	for (i = 0; i < nd; i++)
+		if ((q ? m->slot[i] : m->data[i]) == role)
+			return i;
+	return -1;
+}
+
 /* Names mdadm gives raid0/5/6 layout numbers.  The first entry for a number
  * is the one mdadm prints; the rest are spellings its --layout accepts. */
 #define AT_R0 (1u << 0)

@@ -87,6 +87,16 @@ struct copy {
  * from s stay contiguous in all of them (up to the end of the chunk or zone). */
 int layout_locate(const struct geometry *g, uint64_t s, struct copy *c, uint64_t *run);
 
+/* RAID1/10: the array sector whose copy the member in role keeps at member
+ * sector (the inverse of layout_locate), or UINT64_MAX where that member
+ * sector holds no copy (the tail beyond what the copies fill). */
+uint64_t layout_array_sector(const struct geometry *g, int role, uint64_t sector);
+
+/* Index of role among a row's blocks as parity_gen_pq and parity_recover
+ * take them: data (RAID6: syndrome slots), then P, then Q; -1 if the row
+ * does not use the role. */
+int layout_block_index(const struct stripe_map *m, int role, int q);
+
 /* Names of the layout numbers, as mdadm prints them ("left-symmetric",
  * "near=2", "original"); NULL if the number has no name at this level. */
 const char *layout_name(int level, int layout, char *buf, int len);

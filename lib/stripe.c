@@ -6,70 +6,12 @@
 #include <string.h>
 
 #include "parity.h"
+#include "memberio.h"
 #include "pool.h"
 #include "stripe.h"
 
 #define BATCH_BYTES (1u << 20)       /* per member and batch */
 #define COPY_BYTES (1u << 20)        /* largest single read for raid0/1/10 */
-
-struct member_io {
-	struct dev *dev;
-	void *buf;
-	size_t len;
-	uint64_t off;
-	bool write;
-	const bool *skip;            /* reads: chunks not wanted, or NULL for all */
-	size_t chunk;                /* the size of one skip[] entry */
-	int rc;
-	struct diag d;
-};
-
-/* Reads the wanted runs of chunks only, one call per run. */
-static int member_read_wanted(struct member_io *io)
-{
-	size_t k = 0, nchunks = io->len / io->chunk, from;
-
-	while (k < nchunks) {
-		for (; k < nchunks && io->skip[k]; k++)
-			;
-		for (from = k; k < nchunks && !io->skip[k]; k++)
-			;
-		if (k > from && dev_read(io->dev, (uint8_t *)io->buf + from * io->chunk, (k - from) * io->chunk,
-					 io->off + from * io->chunk, &io->d) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static void member_io_run(void *p)
-{
-	struct member_io *io = p;
-
-	io->rc = 0;
-	if (!io->dev)
-		return;
-	if (io->write)
-		io->rc = dev_write(io->dev, io->buf, io->len, io->off, &io->d);
-	else if (io->skip)
-		io->rc = member_read_wanted(io);
-	else
-		io->rc = dev_read(io->dev, io->buf, io->len, io->off, &io->d);
-}
-
-/* Waits for a job of member_io items; returns the first failure. */
-static int io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d)
-{
-	int i;
-
-	pool_wait(pl);
-	for (i = 0; i < n; i++) {
-		if (io[i].dev && io[i].rc < 0) {
-			*d = io[i].d;
-			return -1;
-		}
-	}
-	return 0;
-}
 
 /* One of the two buffer sets of a read or write: the workers fill or drain
  * one while the caller works on the other. */
@@ -137,21 +79,6 @@ static void batch_io(struct parity_batch *b, uint64_t row, uint64_t nrows, bool 
 	}
 }
 
-/* Index of role r among the blocks handed to parity_recover. */
-static int block_index(const struct stripe_map *m, int r, int q)
-{
-	int i, nd = q ? m->syndrome_disks : m->data_disks;
-
-	if (r == m->pd)
-		return nd;
-	if (r == m->qd)
-		return nd + 1;
-	for (i = 0; i < nd; i++)
-		if ((q ? m->slot[i] : m->data[i]) == r)
-			return i;
-	return -1;
-}
-
 static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint64_t in_batch,
 		       struct diag *d)
 {
@@ -172,7 +99,7 @@ static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint6
 			continue;
 		if (nmiss == 2)
 			return diag_fail(d, "too many members missing to rebuild a stripe");
-		missing[nmiss++] = block_index(m, i, q);
+		missing[nmiss++] = layout_block_index(m, i, q);
 	}
 	if (parity_recover(nd, q, b->chunk, blocks, missing, nmiss) < 0)
 		return diag_fail(d, "cannot rebuild %d missing blocks of a stripe", nmiss);
@@ -240,7 +167,7 @@ static int read_parity_levels(struct array *a, uint64_t off, uint64_t end,
 
 		nrows = last - row < b[cur].rows ? last - row : b[cur].rows;
 		next = row + nrows;
-		rc = io_wait(&pool, b[cur].io, n, d);
+		rc = member_io_wait(&pool, b[cur].io, n, d);
 		if (rc == 0 && next < last) {
 			batch_io(&b[!cur], next, last - next < b[!cur].rows ? last - next : b[!cur].rows, false);
 			pool_submit(&pool, member_io_run, b[!cur].io, sizeof(*b[!cur].io));
@@ -503,7 +430,7 @@ static int write_collect(struct pool *pl, struct parity_batch *b, uint64_t done,
 {
 	if (!pl->busy)
 		return 0;
-	if (io_wait(pl, b->io, b->a->geo.raid_disks, d) < 0)
+	if (member_io_wait(pl, b->io, b->a->geo.raid_disks, d) < 0)
 		return -1;
 	*written = done;
 	return 0;
@@ -519,7 +446,7 @@ static int read_for_merge(struct pool *pl, struct parity_batch *b, uint64_t row,
 
 	batch_io(b, row, nrows, false);
 	pool_submit(pl, member_io_run, b->io, sizeof(*b->io));
-	rc = io_wait(pl, b->io, b->a->geo.raid_disks, d);
+	rc = member_io_wait(pl, b->io, b->a->geo.raid_disks, d);
 	for (k = 0; rc == 0 && b->a->missing && k < nrows; k++) {
 		struct stripe_map map;
 

@@ -1569,6 +1569,43 @@ static void check_fixtures(void)
 		rmdir(scratch);
 }
 
+/* Recovery walks members: every copy layout_locate names must map back to
+ * its array sector, for every raid10 shape md has (near, far, offset, far
+ * sets of both schemes, odd member counts). */
+static void check_raid10_inverse(void)
+{
+	static const struct { int layout, n; } shapes[] = {
+		{ 0x102, 4 }, { 0x102, 3 }, { 0x102, 5 }, { 0x103, 3 }, { 0x103, 5 },
+		{ 0x201, 2 }, { 0x201, 4 }, { 0x201, 5 }, { 0x301, 3 }, { 0x301, 7 },
+		{ 0x10201, 4 }, { 0x10201, 5 }, { 0x10301, 6 }, { 0x202, 4 }, { 0x202, 5 },
+		{ 0x20201, 5 }, { 0x20201, 7 }, { 0x40201, 6 }, { 0x40201, 7 }, { 0x50201, 5 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		uint64_t s, run, bad = UINT64_MAX, covered = 0;
+		int k, nc;
+
+		if (init_geo(10, shapes[i].layout, shapes[i].n, 16, 16 * 37, NULL)) {
+			ok(0, "raid10 0x%x n=%d: geometry", shapes[i].layout, shapes[i].n);
+			continue;
+		}
+		for (s = 0; s < geo.array_sectors && bad == UINT64_MAX; s += run) {
+			nc = layout_locate(&geo, s, cps, &run);
+			for (k = 0; k < nc; k++)
+				if (layout_array_sector(&geo, cps[k].role, cps[k].sector) != s)
+					bad = s;
+			covered += (uint64_t)nc * run;
+		}
+		ok(bad == UINT64_MAX && covered == geo.array_sectors * (uint64_t)geo.copies,
+		   "raid10 0x%x n=%d: each copy maps back to its array sector%s", shapes[i].layout,
+		   shapes[i].n, bad == UINT64_MAX ? "" : " (not at a sector)");
+	}
+	init_geo(1, 0, 3, 0, 1000, NULL);
+	ok(layout_array_sector(&geo, 2, 999) == 999 && layout_array_sector(&geo, 2, 1000) == UINT64_MAX,
+	   "raid1: a member sector is the array sector, up to the array's end");
+}
+
 int main(void)
 {
 	check_tables();
@@ -1577,6 +1614,7 @@ int main(void)
 	check_raid6_permutations();
 	check_geometry();
 	check_raid10();
+	check_raid10_inverse();
 	check_raid0();
 	check_raid1();
 	check_names();
