@@ -1,0 +1,697 @@
+/* stripe-rebuild: rebuild failed, missing or stale members of an md array
+ * onto replacements (or in place), offline, resumable after a crash. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "cli.h"
+#include "fsmap.h"
+#include "json.h"
+#include "probe.h"
+#include "progress.h"
+#include "rebuild.h"
+
+#define TOOL "stripe-rebuild"
+#define MAX_PATHS 512
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " TOOL " [options] MEMBER...\n"
+		"\n"
+		"Rebuild the roles of an md array that no in-sync member holds (missing,\n"
+		"faulty, or stale members) from the redundancy left, in one pass, the way md's\n"
+		"recovery does: RAID1/10 from copies, RAID4/5 one member, RAID6 any two.\n"
+		"Progress is recorded in the new members' superblocks (recovery_offset) every\n"
+		"second; running the same command again after an interruption continues\n"
+		"from there. Survivors' data areas are only read.\n"
+		"\n"
+		"Replacements:\n"
+		"      --replace ROLE=PATH  rebuild ROLE onto PATH (a device or image file; a\n"
+		"                           missing file is created at the members' size)\n"
+		"      --spare PATH         a replacement for the next role that needs one\n"
+		"      --readd PATH         rebuild a stale or faulty member in place\n"
+		"\n"
+		"Options:\n"
+		"      --restart            start over instead of resuming a recorded rebuild\n"
+		"      --force              overwrite a replacement that carries a signature\n"
+		"  -n, --dry-run            say what would be rebuilt onto what, change nothing\n"
+		"      --files              name the files (ext2/3/4) that unrecoverable ranges hurt\n"
+		"      --checkpoint SECONDS how often progress is recorded (default 1)\n"
+		"      --json               print the result as JSON\n"
+		"      --progress MODE      auto, bar, log or none (default auto)\n"
+		"  -q, --quiet              print only problems\n"
+		"  -v, --verbose            say more about members and checkpoints\n"
+		"  -h, --help               show this help and exit\n"
+		"  -V, --version            show the version and exit\n"
+		"\n"
+		"Exit status: 0 rebuilt (or nothing to rebuild), 1 rebuilt with unrecoverable\n"
+		"ranges or with RAID6 survivors that disagree with P/Q, 2 error.\n");
+}
+
+enum req_kind { REQ_REPLACE, REQ_SPARE, REQ_READD };
+
+struct request {
+	enum req_kind kind;
+	int role;                    /* REQ_REPLACE */
+	const char *path;
+};
+
+struct opts {
+	struct request req[MAX_PATHS];
+	int nreq;
+	bool restart, force, dry_run, files, json, quiet, verbose;
+	unsigned checkpoint_ms;
+	enum progress_mode pmode;
+};
+
+/* What a run collects for the report. */
+struct lost {
+	uint64_t offset;             /* array bytes */
+	uint64_t length;
+};
+
+struct run {
+	struct opts *o;
+	struct progress prog;
+	struct json j;
+	struct lost *lost;
+	size_t nlost, caplost;
+	bool oom;
+	int events_printed;
+};
+
+static int parse_replace(const char *arg, struct request *r)
+{
+	char *end;
+	long role;
+
+	errno = 0;
+	role = strtol(arg, &end, 10);
+	if (end == arg || *end != '=' || !end[1] || errno || role < 0 || role >= ST_MAX_DISKS) {
+		fprintf(stderr, TOOL ": --replace: '%s' is not ROLE=PATH\n", arg);
+		return -1;
+	}
+	*r = (struct request){ REQ_REPLACE, (int)role, end + 1 };
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "replace", required_argument, NULL, 'R' },
+		{ "spare", required_argument, NULL, 's' },
+		{ "readd", required_argument, NULL, 'a' },
+		{ "restart", no_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "files", no_argument, NULL, 'F' },
+		{ "checkpoint", required_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	double secs;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "nqvhV", lopts, NULL)) != -1) {
+		if ((c == 'R' || c == 's' || c == 'a') && o->nreq == MAX_PATHS) {
+			fprintf(stderr, TOOL ": too many replacements\n");
+			return -1;
+		}
+		switch (c) {
+		case 'R':
+			if (parse_replace(optarg, &o->req[o->nreq++]) < 0)
+				return -1;
+			break;
+		case 's': o->req[o->nreq++] = (struct request){ REQ_SPARE, -1, optarg }; break;
+		case 'a': o->req[o->nreq++] = (struct request){ REQ_READD, -1, optarg }; break;
+		case 'r': o->restart = true; break;
+		case 'f': o->force = true; break;
+		case 'n': o->dry_run = true; break;
+		case 'F': o->files = true; break;
+		case 'C':
+			secs = strtod(optarg, &end);
+			if (end == optarg || *end || !(secs > 0 && secs <= 3600)) {
+				fprintf(stderr, TOOL ": --checkpoint: '%s' is not a number of seconds (0 to 3600)\n", optarg);
+				return -1;
+			}
+			o->checkpoint_ms = (unsigned)(secs * 1000) ? (unsigned)(secs * 1000) : 1;
+			break;
+		case 'j': o->json = true; break;
+		case 'P':
+			if ((int)(o->pmode = (enum progress_mode)progress_parse(optarg)) < 0) {
+				fprintf(stderr, TOOL ": --progress: '%s' is not auto, bar, log or none\n", optarg);
+				return -1;
+			}
+			break;
+		case 'q': o->quiet = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h': usage(stdout); exit(EXIT_OK);
+		case 'V': cli_version(TOOL); exit(EXIT_OK);
+		default: usage(stderr); return -1;
+		}
+	}
+	return 0;
+}
+
+static bool listed(char *const *paths, int n, const char *p)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(paths[i], p))
+			return true;
+	return false;
+}
+
+/* A replacement that does not exist yet becomes an image file as large as
+ * the first member, so "rebuild onto a new file" needs no truncate first. */
+static int create_image(const char *path, const char *like, bool verbose)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(like, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, TOOL ": %s: cannot create: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (ftruncate(fd, st.st_size) < 0) {
+		fprintf(stderr, TOOL ": %s: cannot size to %lld bytes: %s\n", path,
+			(long long)st.st_size, strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	if (verbose)
+		fprintf(stderr, TOOL ": %s: created, %lld bytes like %s\n", path, (long long)st.st_size, like);
+	return 0;
+}
+
+/* Members first, then replacements not among them. */
+static int gather_paths(int argc, char **argv, struct opts *o, char **paths, bool *is_repl)
+{
+	int n = 0, i;
+
+	for (i = optind; i < argc && n < MAX_PATHS; i++)
+		if (!listed(paths, n, argv[i]))
+			paths[n++] = argv[i];
+	for (i = 0; i < o->nreq && n < MAX_PATHS; i++) {
+		const char *p = o->req[i].path;
+
+		if (o->req[i].kind != REQ_READD) {
+			if (listed(paths, n, p)) {
+				fprintf(stderr, TOOL ": %s: given as a member and as a replacement\n", p);
+				return -1;
+			}
+			if (access(p, F_OK) < 0 && errno == ENOENT && !o->dry_run &&
+			    create_image(p, paths[0], o->verbose) < 0)
+				return -1;
+			is_repl[n] = true;
+		}
+		if (!listed(paths, n, p))
+			paths[n++] = (char *)p;
+	}
+	return n;
+}
+
+/* Survivors must be free (not mounted, not held by md or another writer);
+ * replacements also must carry no foreign signature unless --force.  md
+ * signatures are judged after assembly: a replacement may hold this
+ * array's half-finished rebuild. */
+static int refuse_unsafe(char **paths, const bool *is_repl, int n, const struct opts *o)
+{
+	struct diag d;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (o->dry_run && access(paths[i], F_OK) < 0)
+			continue;
+		if (probe_refuse(paths[i], is_repl[i] ? o->force : true, true, &d) < 0) {
+			fprintf(stderr, TOOL ": %s\n", d.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static struct member *find_member(struct array *a, const char *path)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++)
+		if (!strcmp(a->members[i].path, path))
+			return &a->members[i];
+	return NULL;
+}
+
+static bool of_array(const struct member *m)
+{
+	return m->has_sb && m->state != MEMBER_FOREIGN && m->state != MEMBER_INVALID;
+}
+
+static bool taken(const struct rebuild_target *t, int n, int role, const struct member *m)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].role == role || t[i].m == m)
+			return true;
+	return false;
+}
+
+/* A target for role onto m: resumed when m holds this array's recorded
+ * rebuild of that role, in place when it is the role's own stale member. */
+static int add_target(struct array *a, struct rebuild_target *t, int *n, int role, struct member *m,
+		      const struct opts *o)
+{
+	if (m->state == MEMBER_ACTIVE) {
+		fprintf(stderr, TOOL ": %s: an in-sync member of the array (role %d), not a replacement\n",
+			m->path, m->sb.role);
+		return -1;
+	}
+	if (m->dev.fd < 0 && !(o->dry_run && access(m->path, F_OK) < 0)) {
+		fprintf(stderr, TOOL ": %s\n", m->reason);
+		return -1;
+	}
+	if (m->state == MEMBER_FOREIGN && !o->force) {
+		fprintf(stderr, TOOL ": %s: %s; use --force to overwrite it\n", m->path, m->reason);
+		return -1;
+	}
+	if (taken(t, *n, role, m)) {
+		fprintf(stderr, TOOL ": %s: role %d is given more than one replacement\n", m->path, role);
+		return -1;
+	}
+	t[*n] = (struct rebuild_target){ .role = role, .m = m };
+	if (of_array(m) && m->sb.role == role && m->state != MEMBER_SPARE) {
+		t[*n].readd = true;
+		if (m->state == MEMBER_REBUILDING)
+			t[*n].resume = m->sb.recovery_offset;
+	}
+	(*n)++;
+	return 0;
+}
+
+static bool needs(const struct array *a, int role)
+{
+	return role >= 0 && role < a->ref->raid_disks && !a->role[role];
+}
+
+/* A member of this array that can hold role again: stale, faulty or
+ * half-rebuilt in it. */
+static bool readd_role(const struct member *m, int *role)
+{
+	if (!of_array(m) || m->sb.role < 0)
+		return false;
+	*role = m->sb.role;
+	return m->state == MEMBER_STALE || m->state == MEMBER_FAULTY || m->state == MEMBER_REBUILDING ||
+	       m->state == MEMBER_DUPLICATE;
+}
+
+static int next_needed(const struct array *a, const struct rebuild_target *t, int n)
+{
+	int r;
+
+	for (r = 0; r < a->ref->raid_disks; r++)
+		if (needs(a, r) && !taken(t, n, r, NULL))
+			return r;
+	return -1;
+}
+
+/* Turns the requests into targets: explicit roles, re-adds, then members
+ * that hold a recorded rebuild, then spares in order. */
+static int choose_targets(struct array *a, const struct opts *o, struct rebuild_target *t)
+{
+	int n = 0, i, role = -1;
+
+	for (i = 0; i < o->nreq; i++) {
+		const struct request *q = &o->req[i];
+		struct member *m = find_member(a, q->path);
+
+		if (q->kind == REQ_SPARE)
+			continue;
+		if (q->kind == REQ_READD && !readd_role(m, &role)) {
+			fprintf(stderr, TOOL ": %s: --readd takes a stale or faulty member of this array; this one is %s\n",
+				m->path, m->state == MEMBER_ACTIVE ? "in sync" : m->reason);
+			return -1;
+		}
+		if (q->kind == REQ_REPLACE)
+			role = q->role;
+		if (!needs(a, role)) {
+			fprintf(stderr, TOOL ": %s: role %d %s\n", m->path, role,
+				role >= a->ref->raid_disks ? "is not a role of this array"
+							   : "is held by an in-sync member; nothing to rebuild");
+			return -1;
+		}
+		if (add_target(a, t, &n, role, m, o) < 0)
+			return -1;
+	}
+	for (i = 0; i < a->nmembers; i++) {
+		struct member *m = &a->members[i];
+
+		if (m->state == MEMBER_REBUILDING && needs(a, m->sb.role) && !taken(t, n, m->sb.role, m) &&
+		    add_target(a, t, &n, m->sb.role, m, o) < 0)
+			return -1;
+	}
+	for (i = 0; i < o->nreq; i++) {
+		struct member *m = find_member(a, o->req[i].path);
+
+		if (o->req[i].kind != REQ_SPARE || taken(t, n, -1, m))
+			continue;
+		role = next_needed(a, t, n);
+		if (role < 0) {
+			if (!o->quiet)
+				fprintf(stderr, TOOL ": %s: not needed, every role has a replacement\n", m->path);
+			continue;
+		}
+		if (add_target(a, t, &n, role, m, o) < 0)
+			return -1;
+	}
+	return n;
+}
+
+static void say_needs(const struct array *a)
+{
+	int r, i;
+
+	for (r = 0; r < a->ref->raid_disks; r++) {
+		const char *why = "missing";
+		const struct member *who = NULL;
+
+		if (!needs(a, r))
+			continue;
+		for (i = 0; i < a->nmembers; i++)
+			if (of_array(&a->members[i]) && a->members[i].sb.role == r &&
+			    a->members[i].state != MEMBER_DUPLICATE)
+				who = &a->members[i];
+		if (who)
+			why = who->reason;
+		fprintf(stderr, TOOL ": role %d needs rebuilding: %s%s%s\n", r, who ? who->path : "", who ? ": " : "", why);
+	}
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct run *r = ctx;
+
+	(void)total;
+	progress_update(&r->prog, done);
+}
+
+static void keep_lost(struct run *r, uint64_t off, uint64_t len)
+{
+	struct lost *p;
+
+	if (r->oom)
+		return;
+	if (r->nlost && r->lost[r->nlost - 1].offset == off)
+		return;
+	if (r->nlost == r->caplost) {
+		size_t cap = r->caplost ? 2 * r->caplost : 64;
+
+		p = realloc(r->lost, cap * sizeof(*p));
+		if (!p) {
+			r->oom = true;
+			return;
+		}
+		r->lost = p;
+		r->caplost = cap;
+	}
+	r->lost[r->nlost++] = (struct lost){ off, len };
+}
+
+static const char *event_name(enum rebuild_event_kind k)
+{
+	return k == REBUILD_UNRECOVERABLE ? "unrecoverable" : k == REBUILD_DISAGREE ? "disagree" : "read_error";
+}
+
+static int on_event(void *ctx, const struct rebuild_event *e)
+{
+	struct run *r = ctx;
+	int i;
+
+	progress_finish(&r->prog);
+	if (e->kind != REBUILD_READ_ERROR)
+		for (i = 0; i < e->nlost; i++)
+			keep_lost(r, e->lost_offset[i], e->lost_length[i]);
+	if (r->o->json) {
+		json_object(&r->j, NULL);
+		json_str(&r->j, "kind", event_name(e->kind));
+		json_int(&r->j, "role", e->role);
+		if (e->member)
+			json_str(&r->j, "member", e->member->path);
+		else
+			json_null(&r->j, "member");
+		json_uint(&r->j, "member_offset_bytes", e->member_offset);
+		json_uint(&r->j, "length_bytes", e->length);
+		json_array(&r->j, "array_offsets_bytes");
+		for (i = 0; i < e->nlost; i++)
+			json_uint(&r->j, NULL, e->lost_offset[i]);
+		json_close(&r->j);
+		json_close(&r->j);
+		return 0;
+	}
+	if (r->o->quiet && e->kind == REBUILD_READ_ERROR)
+		return 0;
+	printf("%s: role %d, %s, member byte %llu, %llu bytes", event_name(e->kind), e->role,
+	       e->member ? e->member->path : "missing", (unsigned long long)e->member_offset,
+	       (unsigned long long)e->length);
+	for (i = 0; i < e->nlost; i++)
+		printf("%s%llu", i ? ", " : "; array bytes ", (unsigned long long)e->lost_offset[i]);
+	printf("\n");
+	return 0;
+}
+
+static void print_plan(const struct array *a, const struct rebuild_target *t, int n, bool dry)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		printf("%s role %d onto %s (%s%s)\n", dry ? "would rebuild" : "rebuilding", t[i].role,
+		       t[i].m->path, t[i].readd ? "in place" : "new member",
+		       t[i].resume ? ", resuming" : "");
+	(void)a;
+}
+
+/* With --files: what each lost array range held. */
+static int report_files(struct run *r, struct array *a)
+{
+	struct fsmap *m = NULL;
+	uint64_t *offs;
+	char **descs;
+	struct diag d;
+	size_t i;
+
+	if (!r->nlost) {
+		if (!r->o->json && !r->o->quiet)
+			printf("files hurt: none\n");
+		return 0;
+	}
+	offs = calloc(r->nlost, sizeof(*offs));
+	descs = calloc(r->nlost, sizeof(*descs));
+	if (!offs || !descs || r->oom) {
+		free(offs);
+		free(descs);
+		fprintf(stderr, TOOL ": out of memory for --files\n");
+		return -1;
+	}
+	for (i = 0; i < r->nlost; i++)
+		offs[i] = r->lost[i].offset;
+	if (fsmap_open(a, &m, &d) < 0 || fsmap_describe(m, offs, r->nlost, 4096, descs, &d) < 0) {
+		fprintf(stderr, TOOL ": --files: %s\n", d.msg);
+		if (m)
+			fsmap_close(m);
+		free(offs);
+		free(descs);
+		return -1;
+	}
+	fsmap_close(m);
+	if (r->o->json)
+		json_array(&r->j, "files");
+	else
+		printf("files hurt:\n");
+	for (i = 0; i < r->nlost; i++) {
+		if (r->o->json) {
+			json_object(&r->j, NULL);
+			json_uint(&r->j, "array_offset_bytes", offs[i]);
+			json_str(&r->j, "description", descs[i]);
+			json_close(&r->j);
+		} else {
+			printf("  array byte %llu: %s\n", (unsigned long long)offs[i], descs[i]);
+		}
+		free(descs[i]);
+	}
+	if (r->o->json)
+		json_close(&r->j);
+	free(offs);
+	free(descs);
+	return 0;
+}
+
+static void print_summary(struct run *r, const struct rebuild_target *t, int n,
+			  const struct rebuild_result *res, int rc, const struct diag *d)
+{
+	int i;
+
+	if (r->o->json) {
+		json_close(&r->j);
+		json_array(&r->j, "targets");
+		for (i = 0; i < n; i++) {
+			json_object(&r->j, NULL);
+			json_int(&r->j, "role", t[i].role);
+			json_str(&r->j, "member", t[i].m->path);
+			json_bool(&r->j, "in_place", t[i].readd);
+			json_uint(&r->j, "bad_ranges", (unsigned long long)t[i].nbad);
+			json_close(&r->j);
+		}
+		json_close(&r->j);
+		json_object(&r->j, "summary");
+		json_bool(&r->j, "complete", rc == 0);
+		json_uint(&r->j, "start_sectors", res->start);
+		json_uint(&r->j, "end_sectors", res->end);
+		json_uint(&r->j, "rebuilt_bytes", (res->end - res->start) * 512 * (uint64_t)n);
+		json_uint(&r->j, "unrecoverable_bytes", res->unrecoverable);
+		json_uint(&r->j, "disagree_units", res->disagree);
+		json_uint(&r->j, "read_errors", res->read_errors);
+		json_uint(&r->j, "checkpoints", (unsigned)res->checkpoints);
+		json_close(&r->j);
+		if (rc < 0)
+			json_str(&r->j, "error", d->msg);
+		return;
+	}
+	if (rc < 0 || r->o->quiet)
+		return;
+	for (i = 0; i < n; i++)
+		printf("rebuilt role %d onto %s: %llu bytes from member byte %llu%s\n", t[i].role, t[i].m->path,
+		       (unsigned long long)(res->end - res->start) * 512,
+		       (unsigned long long)(t[i].m->sb.data_offset + res->start) * 512,
+		       t[i].nbad ? ", with bad blocks logged" : "");
+	printf("unrecoverable: %llu bytes; survivors disagreeing with P/Q: %llu units; read errors: %llu\n",
+	       (unsigned long long)res->unrecoverable, (unsigned long long)res->disagree,
+	       (unsigned long long)res->read_errors);
+}
+
+static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, int n)
+{
+	struct rebuild_result res = { 0 };
+	struct run r = { .o = o };
+	struct rebuild_options ro = { .restart = o->restart, .checkpoint_ms = o->checkpoint_ms,
+				      .report = on_event, .progress = on_progress, .ctx = &r };
+	struct diag d;
+	int rc, i;
+
+	if (o->json) {
+		json_begin(&r.j, stdout, TOOL);
+		json_array(&r.j, "events");
+	} else if (!o->quiet) {
+		print_plan(a, t, n, false);
+	}
+	progress_start(&r.prog, o->json ? PROGRESS_NONE : o->pmode, TOOL, "rebuilding",
+		       (a->geo.level == MD_LEVEL_RAID1 ? a->geo.array_sectors : a->geo.dev_sectors) * 512);
+	rc = rebuild_array(a, t, n, &ro, &res, &d);
+	progress_finish(&r.prog);
+	print_summary(&r, t, n, &res, rc, &d);
+	if (rc == 0 && o->files && report_files(&r, a) < 0)
+		rc = 1;
+	if (o->json)
+		json_end(&r.j);
+	if (rc < 0)
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+	for (i = 0; i < n; i++)
+		rebuild_target_free(&t[i]);
+	free(r.lost);
+	if (rc < 0)
+		return EXIT_ERROR;
+	return rc > 0 || res.unrecoverable || res.disagree ? EXIT_PROBLEM : EXIT_OK;
+}
+
+static int refuse_strangers(const struct array *a, const bool *is_repl)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (is_repl[i] || (m->state != MEMBER_INVALID && m->state != MEMBER_FOREIGN))
+			continue;
+		fprintf(stderr, TOOL ": %s%s%s\n", m->state == MEMBER_FOREIGN ? m->path : "",
+			m->state == MEMBER_FOREIGN ? ": " : "", m->reason);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o = { .pmode = PROGRESS_AUTO };
+	static struct rebuild_target t[ST_MAX_DISKS];
+	char *paths[MAX_PATHS];
+	bool is_repl[MAX_PATHS] = { false };
+	struct array_options aopt = { .mode = DEV_WRITE };
+	struct array a;
+	struct diag d;
+	int n, nt, rc;
+
+	atexit(cli_close_stdout);
+	if (parse_args(argc, argv, &o) < 0)
+		return EXIT_ERROR;
+	if (optind >= argc) {
+		fprintf(stderr, TOOL ": no members given\n");
+		usage(stderr);
+		return EXIT_ERROR;
+	}
+	if (o.dry_run)
+		aopt.mode = DEV_READ;
+	n = gather_paths(argc, argv, &o, paths, is_repl);
+	if (n < 0 || refuse_unsafe(paths, is_repl, n, &o) < 0)
+		return EXIT_ERROR;
+	if (array_open(&a, paths, n, &aopt, &d) < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	if (refuse_strangers(&a, is_repl) < 0 || (nt = choose_targets(&a, &o, t)) < 0) {
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	if (a.missing == 0) {
+		if (!o.quiet)
+			printf("%s: every role is held by an in-sync member; nothing to rebuild\n", a.members[0].path);
+		array_close(&a);
+		return EXIT_OK;
+	}
+	if (nt == 0) {
+		say_needs(&a);
+		fprintf(stderr, TOOL ": no replacement given: name one with --replace ROLE=PATH, --spare PATH or --readd PATH\n");
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	if (o.verbose || o.dry_run)
+		say_needs(&a);
+	if (o.dry_run) {
+		print_plan(&a, t, nt, true);
+		rc = array_check_readable(&a, &d) < 0 ? EXIT_ERROR : EXIT_OK;
+		if (rc)
+			fprintf(stderr, TOOL ": %s\n", d.msg);
+		array_close(&a);
+		return rc;
+	}
+	rc = rebuild(&a, &o, t, nt);
+	array_close(&a);
+	return rc;
+}

@@ -1,0 +1,75 @@
+/* rebuild: reconstruct lost members of an array onto replacements, in one
+ * pass over the members' data areas, as md's recovery does, resumable from
+ * the recovery_offset it records on the way. */
+#ifndef STRIPE_REBUILD_H
+#define STRIPE_REBUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "array.h"
+#include "badblocks.h"
+#include "diag.h"
+
+/* One role being rebuilt and the member that will hold it. */
+struct rebuild_target {
+	int role;
+	struct member *m;            /* opened for writing; its superblock is made anew */
+	bool readd;                  /* the member held this role before: keeps its identity */
+	uint64_t resume;             /* member sectors already rebuilt (recovery_offset) */
+	int nbad, capbad;
+	struct bad_range *bad;       /* unrecoverable ranges, device sectors, for the bad-block log */
+};
+
+/* What a rebuild reports as it goes. */
+enum rebuild_event_kind {
+	REBUILD_UNRECOVERABLE,       /* no redundancy left for this range of a target */
+	REBUILD_DISAGREE,            /* RAID6: survivors disagree with P/Q here */
+	REBUILD_READ_ERROR,          /* a survivor failed to read; worked around when possible */
+};
+
+struct rebuild_event {
+	enum rebuild_event_kind kind;
+	const struct member *member; /* the target (unrecoverable) or survivor (read error) */
+	int role;
+	uint64_t member_offset;      /* bytes from the start of the member */
+	uint64_t length;             /* bytes */
+	int nlost;                   /* array ranges whose data is lost or suspect */
+	uint64_t lost_offset[ST_MAX_DISKS];   /* array bytes, 4 KiB each (RAID4/5/6) */
+	uint64_t lost_length[ST_MAX_DISKS];
+};
+
+typedef int (*rebuild_report)(void *ctx, const struct rebuild_event *e);
+typedef void (*rebuild_progress)(void *ctx, uint64_t done, uint64_t total);
+
+struct rebuild_options {
+	bool restart;                /* ignore recorded recovery offsets */
+	unsigned checkpoint_ms;      /* how often recovery_offset is recorded; 0 = 1000 */
+	rebuild_report report;
+	rebuild_progress progress;
+	void *ctx;
+};
+
+struct rebuild_result {
+	uint64_t start, end;         /* member sectors rebuilt in this run */
+	uint64_t unrecoverable;      /* bytes of targets recorded as bad */
+	uint64_t disagree;           /* RAID6 4 KiB units where survivors disagree with P/Q */
+	uint64_t read_errors;        /* survivor 4 KiB blocks that could not be read */
+	int checkpoints;
+};
+
+/* Rebuilds targets[0..n-1] (distinct roles the array does not hold in sync)
+ * from the array's survivors, recording progress in the targets'
+ * superblocks, and at the end makes every member agree: same events, the
+ * targets in sync.  Survivors' data areas are only read.  Fails when the
+ * array cannot supply the data (too many roles missing), a target is too
+ * small, or I/O on a target fails. */
+int rebuild_array(struct array *a, struct rebuild_target *t, int n,
+		  const struct rebuild_options *o, struct rebuild_result *r, struct diag *d);
+
+/* The smallest member size, in bytes, that can hold role of this array. */
+uint64_t rebuild_min_size(const struct array *a);
+
+void rebuild_target_free(struct rebuild_target *t);
+
+#endif
