@@ -166,14 +166,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static bool listed(char *const *paths, int n, const char *p)
+static int index_of(char *const *paths, int n, const char *p)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (!strcmp(paths[i], p))
-			return true;
-	return false;
+			return i;
+	return -1;
+}
+
+static bool listed(char *const *paths, int n, const char *p)
+{
+	return index_of(paths, n, p) >= 0;
 }
 
 /* A replacement that does not exist yet becomes an image file as large as
@@ -214,18 +219,13 @@ static int gather_paths(int argc, char **argv, struct opts *o, char **paths, boo
 	for (i = 0; i < o->nreq && n < MAX_PATHS; i++) {
 		const char *p = o->req[i].path;
 
-		if (o->req[i].kind != REQ_READD) {
-			if (listed(paths, n, p)) {
-				fprintf(stderr, TOOL ": %s: given as a member and as a replacement\n", p);
+		if (!listed(paths, n, p)) {
+			if (o->req[i].kind != REQ_READD && access(p, F_OK) < 0 && errno == ENOENT &&
+			    !o->dry_run && create_image(p, paths[0], o->verbose) < 0)
 				return -1;
-			}
-			if (access(p, F_OK) < 0 && errno == ENOENT && !o->dry_run &&
-			    create_image(p, paths[0], o->verbose) < 0)
-				return -1;
-			is_repl[n] = true;
-		}
-		if (!listed(paths, n, p))
 			paths[n++] = (char *)p;
+		}
+		is_repl[index_of(paths, n, p)] |= o->req[i].kind != REQ_READD;
 	}
 	return n;
 }
@@ -333,6 +333,19 @@ static int next_needed(const struct array *a, const struct rebuild_target *t, in
 	return -1;
 }
 
+/* A request whose member already holds the role in sync (the same command
+ * run again after it finished) has nothing left to do. */
+static bool already_holds(const struct array *a, const struct member *m, const struct request *q,
+			  const struct opts *o)
+{
+	if (m->state != MEMBER_ACTIVE || a->role[m->sb.role] != m ||
+	    (q->kind == REQ_REPLACE && q->role != m->sb.role))
+		return false;
+	if (!o->quiet)
+		fprintf(stderr, TOOL ": %s: holds role %d in sync already\n", m->path, m->sb.role);
+	return true;
+}
+
 /* Turns the requests into targets: explicit roles, re-adds, then members
  * that hold a recorded rebuild, then spares in order. */
 static int choose_targets(struct array *a, const struct opts *o, struct rebuild_target *t)
@@ -343,7 +356,7 @@ static int choose_targets(struct array *a, const struct opts *o, struct rebuild_
 		const struct request *q = &o->req[i];
 		struct member *m = find_member(a, q->path);
 
-		if (q->kind == REQ_SPARE)
+		if (q->kind == REQ_SPARE || already_holds(a, m, q, o))
 			continue;
 		if (q->kind == REQ_READD && !readd_role(m, &role)) {
 			fprintf(stderr, TOOL ": %s: --readd takes a stale or faulty member of this array; this one is %s\n",
@@ -371,7 +384,7 @@ static int choose_targets(struct array *a, const struct opts *o, struct rebuild_
 	for (i = 0; i < o->nreq; i++) {
 		struct member *m = find_member(a, o->req[i].path);
 
-		if (o->req[i].kind != REQ_SPARE || taken(t, n, -1, m))
+		if (o->req[i].kind != REQ_SPARE || taken(t, n, -1, m) || already_holds(a, m, &o->req[i], o))
 			continue;
 		role = next_needed(a, t, n);
 		if (role < 0) {
@@ -409,7 +422,7 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct run *r = ctx;
 
-	(void)total;
+	r->prog.total = total;       /* what is left when resuming */
 	progress_update(&r->prog, done);
 }
 

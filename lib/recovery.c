@@ -137,9 +137,13 @@ static int build_sb1(const struct array *a, struct rebuild_target *all, int n,
 		if (getrandom(r->device_uuid, 16, 0) != 16)
 			return diag_fail(d, "%s: no random numbers for a device UUID", t->m->path);
 		if (a->ref->minor == 0) {
+			/* the same room between data and superblock as the
+			 * array's own members (bitmap and bad-block log) */
+			uint64_t gap = a->ref->raw.v1.super_offset - a->ref->raw.v1.data_size;
+
 			r->super_offset = sb10_offset(dev);
 			r->data_offset = 0;
-			r->data_size = r->super_offset - BBLOG_DEFAULT_SECTORS;
+			r->data_size = r->super_offset > gap ? r->super_offset - gap : 0;
 			r->bblog_shift = 0;
 			r->bblog_size = BBLOG_DEFAULT_SECTORS;
 			r->bblog_offset = (uint32_t)-BBLOG_DEFAULT_SECTORS;

@@ -1,0 +1,351 @@
+#!/usr/bin/env bats
+# stripe-rebuild: lost roles come back onto replacements or in place, the
+# array reads as md wrote it, every member agrees, and an interrupted run
+# resumes from the recovery offset it recorded.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	fixtures_ready
+}
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+}
+
+# drop ROLE...: deletes those members of the copied set in M; LEFT is the rest.
+drop() {
+	local r
+	LEFT=()
+	for r in "$@"; do rm "${M[r]}"; done
+	for r in "${!M[@]}"; do [ -e "${M[r]}" ] && LEFT+=("${M[r]}"); done
+	return 0
+}
+
+# rebuild_ok SET ROLE...: deletes the roles' members from a copy of SET,
+# rebuilds them onto new files, and checks md's sha256 and a clean check.
+rebuild_ok() {
+	local set=$1 r args=()
+	shift
+	mkdir -p "$D/$set"
+	cp "$FIX/$set"/member*.img "$D/$set/"
+	for r in "$@"; do
+		rm "$D/$set/member$r.img"
+		args+=(--replace "$r=$D/$set/new$r.img")
+	done
+	run stripe-rebuild -q --progress none "${args[@]}" "$D/$set"/member*.img
+	[ "$status" -eq 0 ] || fail "$set roles $*: exit $status: $output"
+	[ "$(stripe-read "$D/$set"/*.img | sha)" = "$(manifest "$set" array_sha256)" ] ||
+		fail "$set roles $*: array differs after the rebuild"
+	stripe-check -q --progress none "$D/$set"/*.img || fail "$set roles $*: check finds mismatches"
+	rm -rf "${D:?}/$set"
+}
+
+# data_area FILE: the member's data area (1.1/1.2 with the offset examine reports).
+data_area() {
+	local off
+	off=$(stripe-examine --json "$1" | jq -r '.members[0].data_offset_sectors')
+	tail -c +$((off * 512 + 1)) "$1"
+}
+
+# mark_recovering FILE SECTOR: a 1.x member made to say it was rebuilt up to
+# SECTOR only (feature RECOVERY_OFFSET, recovery_offset), as an interrupted
+# rebuild leaves it.
+mark_recovering() {
+	"$TTOOLS/sb-patch" "$1" 8 4 2
+	"$TTOOLS/sb-patch" "$1" 152 8 "$2"
+}
+
+# recovery_offset FILE: what mdadm --examine says, or "none".
+recovery_offset() {
+	mdadm --examine "$1" 2>/dev/null | sed -nE 's/^ *Recovery Offset : ([0-9]+) sectors.*/\1/p' | grep . || echo none
+}
+
+@test "the stale member of r5-4d-degraded is rebuilt in place and the array reads as md wrote it" {
+	M=($(copy_set r5-4d-degraded))
+	run stripe-rebuild --progress none --readd "${M[2]}" "${M[@]}"
+	assert_success
+	assert_output --partial "rebuilt role 2 onto ${M[2]}"
+	[ "$(stripe-read "${M[@]}" | sha)" = "$(manifest r5-4d-degraded array_sha256)" ]
+	run stripe-check --progress none "${M[@]}"
+	assert_success
+	assert_output --partial "0 inconsistent"
+}
+
+@test "after the rebuild every member is active with the same events" {
+	M=($(copy_set r5-4d-degraded))
+	stripe-rebuild -q --progress none --readd "${M[2]}" "${M[@]}"
+	run stripe-examine --json "${M[@]}"
+	[ "$(jq -r '[.members[].state] | unique | join(",")' <<<"$output")" = active ]
+	[ "$(jq -r '[.members[].events] | unique | length' <<<"$output")" = 1 ]
+	[ "$(jq -r .array.state <<<"$output")" = clean ]
+}
+
+@test "r5-4d-degraded's stale role is rebuilt onto a new file, leaving the survivors' data untouched" {
+	local m before=()
+	M=($(copy_set r5-4d-degraded))
+	for m in 0 1 3; do before[m]=$(data_area "${M[m]}" | sha); done
+	run stripe-rebuild --progress none --replace 2="$D/new2.img" "${M[0]}" "${M[1]}" "${M[3]}"
+	assert_success
+	[ -f "$D/new2.img" ] && [ "$(stat -c %s "$D/new2.img")" = "$(stat -c %s "${M[0]}")" ]
+	[ "$(stripe-read "${M[0]}" "${M[1]}" "$D/new2.img" "${M[3]}" | sha)" = "$(manifest r5-4d-degraded array_sha256)" ]
+	for m in 0 1 3; do
+		[ "$(data_area "${M[m]}" | sha)" = "${before[m]}" ] || fail "member $m's data area changed"
+	done
+	stripe-check -q --progress none "${M[0]}" "${M[1]}" "$D/new2.img" "${M[3]}"
+}
+
+@test "the stale member given alongside a new file is left out and the new file takes its role" {
+	M=($(copy_set r5-4d-degraded))
+	run stripe-rebuild --progress none --spare "$D/new.img" "${M[@]}"
+	assert_success
+	assert_output --partial "role 2 onto $D/new.img (new member)"
+	[ "$(stripe-read -q "${M[0]}" "${M[1]}" "$D/new.img" "${M[3]}" | sha)" = "$(manifest r5-4d-degraded array_sha256)" ]
+}
+
+@test "a deleted member of every raid1, 4, 5 and 10 set is rebuilt onto an empty file" {
+	local s n
+	for s in $(all_sets); do
+		case $s in r1-*|r4-*|r5-*|r10-*) ;; *) continue ;; esac
+		case $s in *bad*|*degraded) continue ;; esac
+		n=$(manifest "$s" raid_devices)
+		rebuild_ok "$s" 0
+		rebuild_ok "$s" $((n - 1))
+	done
+}
+
+@test "two deleted members of every raid6 set are rebuilt in one pass" {
+	local s n
+	for s in $(all_sets); do
+		case $s in r6-*) ;; *) continue ;; esac
+		case $s in *bad*) continue ;; esac
+		n=$(manifest "$s" raid_devices)
+		rebuild_ok "$s" 0 1
+		rebuild_ok "$s" 1 $((n - 1))
+	done
+}
+
+@test "every pair of members of a five-member raid6 is rebuilt" {
+	local a b
+	for a in 0 1 2 3 4; do
+		for b in 0 1 2 3 4; do
+			if [ "$a" -lt "$b" ]; then rebuild_ok r6-5d-64k-ls-1.2 $a $b; fi
+		done
+	done
+}
+
+@test "a rebuilt member's superblock is read by mdadm --examine as an active device in sync" {
+	command -v mdadm >/dev/null || skip "mdadm is not installed"
+	M=($(copy_set r6-5d-64k-ls-1.2))
+	drop 3
+	stripe-rebuild -q --progress none --replace 3="${M[3]}" "${LEFT[@]}"
+	run mdadm --examine "${M[3]}"
+	assert_success
+	assert_output --partial "Device Role : Active device 3"
+	assert_output --partial "Array State : AAAAA"
+	assert_output --partial "Checksum : "
+	refute_output --partial "Recovery Offset"
+	[ "$(mdadm --examine "${M[3]}" | sed -n 's/ *Events : //p')" = \
+	  "$(mdadm --examine "${M[0]}" | sed -n 's/ *Events : //p')" ]
+}
+
+@test "a rebuild killed at five random points resumes each time and ends with the array whole" {
+	command -v mdadm >/dev/null || skip "mdadm is not installed (the host's --examine reads the half-built member)"
+	local i ms pid st offs=() want
+	stripe-create -q -l 6 -n 6 -c 64K --image-size 96M "$D"/m{0..5}.img
+	head -c 250M /dev/urandom | stripe-write -q --progress none "$D"/m{0..5}.img
+	want=$(stripe-read "$D"/m{0..5}.img | sha)
+	rm "$D/m1.img" "$D/m4.img"
+	for i in 1 2 3 4 5; do
+		ms=$((100 + RANDOM % 200))
+		stripe-rebuild -q --progress none --checkpoint 0.01 --replace 1="$D/n1.img" \
+			--replace 4="$D/n4.img" "$D"/m{0,2,3,5}.img &
+		pid=$!
+		sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+		kill -9 $pid 2>/dev/null || true
+		st=0
+		wait $pid || st=$?
+		offs+=("$(recovery_offset "$D/n1.img")")
+		echo "# kill $i after ${ms} ms: exit $st, recovery offset ${offs[-1]}" >&3
+	done
+	printf '%s\n' "${offs[@]}" | grep -qE '^[1-9][0-9]*$' ||
+		fail "no kill left a recovery offset that mdadm --examine shows: ${offs[*]}"
+	printf '%s\n' "${offs[@]}" | grep -E '^[0-9]+$' | sort -c -n || fail "recovery offsets went back: ${offs[*]}"
+	run stripe-rebuild --progress none --replace 1="$D/n1.img" --replace 4="$D/n4.img" "$D"/m{0,2,3,5}.img
+	assert_success
+	[ "$(stripe-read "$D"/m{0,2,3,5}.img "$D"/n{1,4}.img | sha)" = "$want" ]
+	stripe-check -q --progress none "$D"/m{0,2,3,5}.img "$D"/n{1,4}.img
+	[ "$(recovery_offset "$D/n1.img")" = none ] && [ "$(recovery_offset "$D/n4.img")" = none ]
+}
+
+@test "a rebuild resumes from the recorded offset, and --restart starts over" {
+	M=($(copy_set r6-6d-128k-ls-1.2))
+	drop 2
+	stripe-rebuild -q --progress none --replace 2="${M[2]}" "${LEFT[@]}"
+	# make it look interrupted half way: put the recovery mark back
+	mark_recovering "${M[2]}" 4096
+	run stripe-rebuild --json --progress none --replace 2="${M[2]}" "${M[@]}"
+	assert_success
+	[ "$(jq .summary.start_sectors <<<"$output")" = 4096 ]
+	mark_recovering "${M[2]}" 4096
+	run stripe-rebuild --json --restart --progress none --replace 2="${M[2]}" "${M[@]}"
+	assert_success
+	[ "$(jq .summary.start_sectors <<<"$output")" = 0 ]
+	[ "$(stripe-read "${M[@]}" | sha)" = "$(manifest r6-6d-128k-ls-1.2 array_sha256)" ]
+}
+
+@test "survivor read errors during a raid6 one-member rebuild still give an exact member" {
+	local mb=$((1024 * 1024))
+	M=($(copy_set r6-5d-64k-ls-1.2))
+	cp "${M[1]}" "$D/orig1"
+	drop 1
+	STRIPE_FAULT_READ="member0.img:$((mb + 8192)):4096,member3.img:$((3 * mb)):65536" \
+		run stripe-rebuild --progress none --replace 1="${M[1]}" "${LEFT[@]}"
+	assert_success
+	assert_output --partial "read_error: role 0"
+	assert_output --partial "read_error: role 3"
+	assert_output --partial "unrecoverable: 0 bytes"
+	cmp <(data_area "$D/orig1") <(data_area "${M[1]}")
+}
+
+@test "a survivor read error during a raid5 rebuild is reported with array offsets and logged as a bad block" {
+	local mb=$((1024 * 1024)) doff
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	drop 2
+	doff=$(($(manifest r5-4d-64k-ls-1.2 member0.data_offset_sectors) * 512))
+	STRIPE_FAULT_READ="member0.img:$((doff + 65536 + 4096)):4096" \
+		run stripe-rebuild --progress none --replace 2="${M[2]}" "${LEFT[@]}"
+	assert_failure 1
+	assert_output --partial "unrecoverable: role 2, ${M[2]}, member byte $((doff + 65536 + 4096)), 4096 bytes; array bytes"
+	assert_output --partial "unrecoverable: 4096 bytes"
+	run stripe-examine "${M[2]}"
+	assert_output --partial "Bad Block Log"
+	if command -v mdadm >/dev/null; then
+		run mdadm --examine-badblocks "${M[2]}"
+		assert_output --partial "$(((doff + 65536 + 4096) / 512)) for 8 sectors"
+	fi
+}
+
+@test "--files names the file an unrecoverable range hurts" {
+	local set=r5-4d-ext4 blk role off
+	M=($(copy_set $set))
+	stripe-read "${M[@]}" > "$D/array.img"
+	blk=$(debugfs -R "blocks /dir/pattern-1m.bin" "$D/array.img" 2>/dev/null | tr ' ' '\n' | sed -n 3p)
+	# md's left-symmetric placement of that block
+	local n=4 chunk=$(manifest $set chunk_bytes) doff=$(($(manifest $set member0.data_offset_sectors) * 512))
+	local c=$((blk * 4096 / chunk)) row dd pd
+	row=$((c / (n - 1))) dd=$((c % (n - 1))) pd=$((n - 1 - row % n))
+	role=$(((pd + 1 + dd) % n)) off=$((doff + row * chunk + blk * 4096 % chunk))
+	drop $(((role + 1) % n))
+	STRIPE_FAULT_READ="member$role.img:$off:4096" \
+		run stripe-rebuild --files --progress none --replace $(((role + 1) % n))="$D/new.img" "${LEFT[@]}"
+	assert_failure 1
+	assert_output --partial "files hurt:"
+	assert_output --partial "array byte $((blk * 4096)): file /dir/pattern-1m.bin"
+}
+
+@test "raid6 survivors that disagree with Q are reported while one member is rebuilt" {
+	M=($(copy_set r6-6d-badq-1.2))
+	drop 0
+	run stripe-rebuild --progress none --replace 0="${M[0]}" "${LEFT[@]}"
+	assert_failure 1
+	assert_output --partial "disagree: role"
+	assert_output --regexp "survivors disagreeing with P/Q: [1-9]"
+}
+
+@test "without a replacement it says which roles need one and exits 2" {
+	M=($(copy_set r5-4d-degraded))
+	run stripe-rebuild --progress none "${M[@]}"
+	assert_failure 2
+	assert_output --partial "role 2 needs rebuilding: ${M[2]}: stale: events 21"
+	assert_output --partial "--replace ROLE=PATH"
+}
+
+@test "a whole array has nothing to rebuild" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	run stripe-rebuild --progress none "${M[@]}"
+	assert_success
+	assert_output --partial "nothing to rebuild"
+}
+
+@test "a replacement too small for the role is refused before anything is written" {
+	local before
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	drop 1
+	truncate -s 2M "$D/small.img"
+	before=$(cat "${LEFT[@]}" "$D/small.img" | sha)
+	run stripe-rebuild --progress none --replace 1="$D/small.img" "${LEFT[@]}"
+	assert_failure 2
+	assert_output --regexp "small.img: 2097152 bytes, too small for role 1: it needs [0-9]+ bytes"
+	[ "$(cat "${LEFT[@]}" "$D/small.img" | sha)" = "$before" ]
+}
+
+@test "a replacement carrying a filesystem is refused unless --force" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	drop 1
+	truncate -s "$(stat -c %s "${M[0]}")" "$D/fs.img"
+	mkfs.ext4 -q -F "$D/fs.img"
+	run stripe-rebuild --progress none --replace 1="$D/fs.img" "${LEFT[@]}"
+	assert_failure 2
+	assert_output --partial "ext4"
+	run stripe-rebuild --progress none --force --replace 1="$D/fs.img" "${LEFT[@]}"
+	assert_success
+}
+
+@test "an in-sync member is not taken as the replacement of another role" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	drop 2
+	run stripe-rebuild --progress none --replace 2="${M[1]}" "${LEFT[@]}"
+	assert_failure 2
+	assert_output --partial "${M[1]}: an in-sync member of the array (role 1), not a replacement"
+}
+
+@test "the same command run again after the rebuild finished has nothing to do" {
+	local after
+	M=($(copy_set r5-4d-degraded))
+	stripe-rebuild -q --progress none --readd "${M[2]}" "${M[@]}"
+	after=$(cat "${M[@]}" | sha)
+	run stripe-rebuild --progress none --readd "${M[2]}" "${M[@]}"
+	assert_success
+	assert_output --partial "holds role 2 in sync already"
+	assert_output --partial "nothing to rebuild"
+	[ "$(cat "${M[@]}" | sha)" = "$after" ]
+}
+
+@test "--dry-run says what it would rebuild and changes nothing" {
+	local before
+	M=($(copy_set r5-4d-degraded))
+	before=$(cat "${M[@]}" | sha)
+	run stripe-rebuild --dry-run --spare "$D/new.img" "${M[@]}"
+	assert_success
+	assert_output --partial "would rebuild role 2 onto $D/new.img (new member)"
+	[ ! -e "$D/new.img" ]
+	[ "$(cat "${M[@]}" | sha)" = "$before" ]
+}
+
+@test "--json gives each event, the targets and a summary with units in the keys" {
+	M=($(copy_set r5-4d-degraded))
+	run stripe-rebuild --json --progress none --readd "${M[2]}" "${M[@]}"
+	assert_success
+	jq -e '.format == 1 and .tool == "stripe-rebuild" and (.events | length) == 0' <<<"$output"
+	jq -e '.targets[0].role == 2 and .targets[0].in_place == true' <<<"$output"
+	jq -e '.summary.complete and .summary.unrecoverable_bytes == 0 and .summary.rebuilt_bytes == 7340032' <<<"$output"
+}
+
+@test "spares fill the roles that need one, lowest role first" {
+	M=($(copy_set r6-5d-64k-ls-1.2))
+	drop 1 3
+	run stripe-rebuild --progress none --spare "$D/s1.img" --spare "$D/s2.img" "${LEFT[@]}"
+	assert_success
+	assert_output --partial "role 1 onto $D/s1.img"
+	assert_output --partial "role 3 onto $D/s2.img"
+}
+
+@test "raid0 has nothing to rebuild from" {
+	M=($(copy_set r0-3d-64k-1.2))
+	rm "${M[1]}"
+	run stripe-rebuild --progress none --replace 1="$D/new.img" "${M[0]}" "${M[2]}"
+	assert_failure 2
+	assert_output --partial "raid0"
+}
