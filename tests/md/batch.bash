@@ -2,7 +2,8 @@
 # assembled by the real md driver in a few VM boots (batch-assemble.vm.sh),
 # and the checks of md's results.
 #
-#   mk NAME MEMBERS LOSE CREATE-OPTION...
+#   mk NAME MEMBERS LOSE CREATE-OPTION...  (mk_array: the same, without
+#	the batch_add)
 #	MEMBERS is a count of $MEMBER_SIZE members ("4") or a comma list of
 #	member sizes and "missing" ("4M,6M,8M", "4M,missing,4M,4M").  LOSE is
 #	"-" or a comma list of member indexes whose files are deleted after
@@ -39,6 +40,12 @@ VMOUT=$ARRAYS/vm	# each VM's output (batch-NN.txt) and out dir (out-NN/)
 BATCH_LOGS=${BATCH_LOGS:-$TOP/build/test-logs/$(basename "$BATS_TEST_FILENAME" .bats)}
 
 mk() {
+	mk_array "$@" && batch_add "$1"
+}
+
+# mk_array: mk without handing the array to md yet, for tests that change
+# it first (and then call batch_add themselves).
+mk_array() {
 	local name=$1 members=$2 lose=$3
 	shift 3
 	local d=$ARRAYS/$name spec i=0 files=() present=() size
@@ -80,7 +87,6 @@ mk() {
 		return 0
 	fi
 	stripe-read -q "${present[@]}" 2> "$d/read.err" | sha > "$d/stripe.sha256"
-	batch_add "$name"
 }
 
 # batch_start; batch_add NAME...; batch_end: md looks at the arrays in VMs
