@@ -13,7 +13,7 @@
 #include "rebuild.h"
 #include "recovery.h"
 
-#define BATCH_BYTES (1u << 20)       /* per member and batch */
+#define BATCH_BYTES (256u << 10)     /* per member and batch */
 #define PAGE 4096u
 
 struct rebuild_run {
@@ -99,9 +99,12 @@ static int lose_page(struct rebuild_run *run, struct rebuild_target *t, uint8_t 
 /* ---- RAID4/5/6 ---- */
 
 /* One of the two buffer sets: the workers fill (survivors) or drain
- * (targets) one while the caller rebuilds rows in the other. */
-struct row_set {
-	uint8_t **buf;               /* per role: rows * chunk bytes */
+ * (targets) one while the caller rebuilds the other.  A batch is a range
+ * of member bytes, the same on every member: whole rows when chunks are
+ * small, a slice of one row when they are large, so that the buffers stay
+ * in the CPU's caches between the copy from the page cache and the math. */
+struct slab_set {
+	uint8_t **buf;               /* per role: batch bytes */
 	bool *bad;                   /* per role: a flag per page, unreadable */
 	bool any_bad;
 	struct member_io *io;        /* per role */
@@ -110,12 +113,22 @@ struct row_set {
 struct parity_walk {
 	struct rebuild_run *run;
 	size_t chunk;
-	uint64_t rows;               /* per batch */
+	size_t batch;                /* member bytes per batch */
 	size_t pages;                /* per role and batch */
 	int ndisks;
-	uint8_t *zero, *pq[2];       /* a zero chunk; scratch P and Q for verifying */
-	struct row_set set[2];
+	uint8_t *zero, *pq[2];       /* zeroes; scratch P and Q for verifying */
+	struct slab_set set[2];
 	struct pool pool;
+};
+
+/* Where a piece of a batch lies: its stripe row, its offset in the chunk,
+ * and the row's placement. */
+struct piece {
+	uint64_t row;
+	size_t in_chunk;             /* bytes from the start of the chunk */
+	size_t at;                   /* bytes from the start of the batch */
+	size_t len;
+	struct stripe_map map;
 };
 
 static void walk_free(struct parity_walk *w)
@@ -142,54 +155,53 @@ static int walk_alloc(struct parity_walk *w, struct rebuild_run *run, struct dia
 	w->run = run;
 	w->ndisks = run->a->geo.raid_disks;
 	w->chunk = (size_t)run->a->geo.chunk_sectors * 512;
-	w->rows = BATCH_BYTES / w->chunk ? BATCH_BYTES / w->chunk : 1;
-	w->pages = w->rows * w->chunk / PAGE;
+	w->batch = BATCH_BYTES < w->chunk ? BATCH_BYTES : BATCH_BYTES / w->chunk * w->chunk;
+	w->pages = w->batch / PAGE;
 	for (s = 0; s < 2; s++) {
-		struct row_set *rs = &w->set[s];
+		struct slab_set *ss = &w->set[s];
 
-		rs->buf = calloc((size_t)w->ndisks, sizeof(*rs->buf));
-		rs->bad = calloc((size_t)w->ndisks * w->pages, sizeof(*rs->bad));
-		rs->io = calloc((size_t)w->ndisks, sizeof(*rs->io));
-		if (!rs->buf || !rs->bad || !rs->io)
+		ss->buf = calloc((size_t)w->ndisks, sizeof(*ss->buf));
+		ss->bad = calloc((size_t)w->ndisks * w->pages, sizeof(*ss->bad));
+		ss->io = calloc((size_t)w->ndisks, sizeof(*ss->io));
+		if (!ss->buf || !ss->bad || !ss->io)
 			return diag_fail(d, "out of memory");
 		for (i = 0; i < w->ndisks; i++)
-			rs->buf[i] = dev_alloc(w->rows * w->chunk);
+			ss->buf[i] = dev_alloc(w->batch);
 	}
-	w->zero = dev_alloc(w->chunk);
-	memset(w->zero, 0, w->chunk);
-	w->pq[0] = dev_alloc(w->chunk);
-	w->pq[1] = dev_alloc(w->chunk);
+	w->zero = dev_alloc(w->batch);
+	memset(w->zero, 0, w->batch);
+	w->pq[0] = dev_alloc(w->batch);
+	w->pq[1] = dev_alloc(w->batch);
 	return 0;
 }
 
-/* Sets up a job on set rs: survivors read rows [rrow, rrow + rn), targets
- * write rows [wrow, wrow + wn); either count may be 0. */
-static void set_job(struct parity_walk *w, struct row_set *rs, uint64_t rrow, uint64_t rn,
-		    uint64_t wrow, uint64_t wn)
+/* Sets up a job on ss: survivors read member bytes [rpos, rpos + rlen),
+ * targets write [wpos, wpos + wlen); either length may be 0. */
+static void set_job(struct parity_walk *w, struct slab_set *ss, uint64_t rpos, size_t rlen,
+		    uint64_t wpos, size_t wlen)
 {
 	struct array *a = w->run->a;
 	int i;
 
 	for (i = 0; i < w->ndisks; i++) {
 		struct member *sv = a->role[i], *tg = w->run->target_of[i] ? w->run->target_of[i]->m : NULL;
-		struct member *m = sv && rn ? sv : tg && wn ? tg : NULL;
-		uint64_t row = sv ? rrow : wrow, nrows = sv ? rn : wn;
+		struct member *m = sv && rlen ? sv : tg && wlen ? tg : NULL;
 
-		rs->io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = rs->buf[i],
-						.len = nrows * w->chunk, .write = m == tg && m,
-						.off = m ? m->sb.data_offset * 512 + row * w->chunk : 0 };
+		ss->io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = ss->buf[i],
+						.len = sv ? rlen : wlen, .write = m && m == tg,
+						.off = m ? m->sb.data_offset * 512 + (sv ? rpos : wpos) : 0 };
 	}
-	if (rn) {
-		memset(rs->bad, 0, (size_t)w->ndisks * w->pages);
-		rs->any_bad = false;
+	if (rlen) {
+		memset(ss->bad, 0, (size_t)w->ndisks * w->pages);
+		ss->any_bad = false;
 	}
 }
 
 /* A survivor's batch read failed: read it again a page at a time and mark
  * the pages that fail, so the rest can still be used. */
-static int read_pages(struct parity_walk *w, struct row_set *rs, int role, struct diag *d)
+static int read_pages(struct parity_walk *w, struct slab_set *ss, int role, struct diag *d)
 {
-	struct member_io *io = &rs->io[role];
+	struct member_io *io = &ss->io[role];
 	size_t p, np = io->len / PAGE;
 	struct rebuild_event e = { .kind = REBUILD_READ_ERROR, .member = w->run->a->role[role],
 				   .role = role };
@@ -198,8 +210,8 @@ static int read_pages(struct parity_walk *w, struct row_set *rs, int role, struc
 	for (p = 0; p < np; p++) {
 		if (dev_read(io->dev, (uint8_t *)io->buf + p * PAGE, PAGE, io->off + p * PAGE, &why) == 0)
 			continue;
-		rs->bad[(size_t)role * w->pages + p] = true;
-		rs->any_bad = true;
+		ss->bad[(size_t)role * w->pages + p] = true;
+		ss->any_bad = true;
 		w->run->r->read_errors++;
 		e.member_offset = io->off + p * PAGE;
 		e.length = PAGE;
@@ -209,13 +221,13 @@ static int read_pages(struct parity_walk *w, struct row_set *rs, int role, struc
 	return 0;
 }
 
-static int collect(struct parity_walk *w, struct row_set *rs, struct diag *d)
+static int collect(struct parity_walk *w, struct slab_set *ss, struct diag *d)
 {
 	int i;
 
 	pool_wait(&w->pool);
 	for (i = 0; i < w->ndisks; i++) {
-		struct member_io *io = &rs->io[i];
+		struct member_io *io = &ss->io[i];
 
 		if (!io->dev || io->rc == 0)
 			continue;
@@ -223,163 +235,181 @@ static int collect(struct parity_walk *w, struct row_set *rs, struct diag *d)
 			*d = io->d;
 			return -1;
 		}
-		if (read_pages(w, rs, i, d) < 0)
+		if (read_pages(w, ss, i, d) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* The blocks of row k of a set in parity_recover's order. */
-static int row_blocks(struct parity_walk *w, struct row_set *rs, const struct stripe_map *m,
-		      uint64_t k, size_t off, void **blocks)
+/* The blocks of a piece, at byte off within it, in parity_recover's order. */
+static int piece_blocks(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
+			size_t off, void **blocks)
 {
+	const struct stripe_map *m = &pc->map;
 	int q = m->qd >= 0, nd = q ? m->syndrome_disks : m->data_disks, i;
-	size_t at = k * w->chunk + off;
+	size_t at = pc->at + off;
 
 	for (i = 0; i < nd; i++) {
 		int r = q ? m->slot[i] : m->data[i];
 
-		blocks[i] = r < 0 ? w->zero : rs->buf[r] + at;
+		blocks[i] = r < 0 ? w->zero : ss->buf[r] + at;
 	}
-	blocks[nd] = rs->buf[m->pd] + at;
+	blocks[nd] = ss->buf[m->pd] + at;
 	if (q)
-		blocks[nd + 1] = rs->buf[m->qd] + at;
+		blocks[nd + 1] = ss->buf[m->qd] + at;
 	return nd;
+}
+
+/* Array bytes of the data block of role at byte off of a piece, if the
+ * role holds data in that row. */
+static void note_lost_data(const struct piece *pc, size_t chunk, size_t off, int role,
+			   struct rebuild_event *e)
+{
+	const struct stripe_map *m = &pc->map;
+	int i;
+
+	for (i = 0; i < m->data_disks; i++) {
+		if (m->data[i] != role)
+			continue;
+		e->lost_offset[e->nlost] = (pc->row * (uint64_t)m->data_disks + (uint64_t)i) * chunk +
+					   pc->in_chunk + off;
+		e->lost_length[e->nlost++] = PAGE;
+	}
 }
 
 /* RAID6 with one block rebuilt still has Q (or P) to spare: recompute both
  * and report each page where the survivors disagree with them. */
-static int verify_row(struct parity_walk *w, struct row_set *rs, const struct stripe_map *m,
-		      uint64_t row, uint64_t k, struct diag *d)
+static int verify_piece(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
+			uint64_t pos, struct diag *d)
 {
 	void *blocks[ST_MAX_DISKS + 2];
-	int nd = row_blocks(w, rs, m, k, 0, blocks), i;
+	int nd = piece_blocks(w, ss, pc, 0, blocks), i;
 	uint8_t *p = blocks[nd], *q = blocks[nd + 1];
-	size_t pg;
+	size_t off;
 
 	blocks[nd] = w->pq[0];
 	blocks[nd + 1] = w->pq[1];
-	parity_gen_pq(nd, w->chunk, blocks);
-	for (pg = 0; pg < w->chunk; pg += PAGE) {
-		struct rebuild_event e = { .kind = REBUILD_DISAGREE, .role = m->pd,
-					   .member = w->run->a->role[m->pd], .length = PAGE };
+	parity_gen_pq(nd, pc->len, blocks);
+	for (off = 0; off < pc->len; off += PAGE) {
+		const struct member *pm = w->run->a->role[pc->map.pd];
+		struct rebuild_event e = { .kind = REBUILD_DISAGREE, .role = pc->map.pd, .member = pm,
+					   .length = PAGE };
 
-		if (!memcmp(w->pq[0] + pg, p + pg, PAGE) && !memcmp(w->pq[1] + pg, q + pg, PAGE))
+		if (!memcmp(w->pq[0] + off, p + off, PAGE) && !memcmp(w->pq[1] + off, q + off, PAGE))
 			continue;
 		w->run->r->disagree++;
-		e.member_offset = (e.member ? e.member->sb.data_offset * 512 : 0) + row * w->chunk + pg;
-		for (i = 0; i < m->data_disks; i++) {
-			e.lost_offset[e.nlost] = (row * (uint64_t)m->data_disks + (uint64_t)i) * w->chunk + pg;
-			e.lost_length[e.nlost++] = PAGE;
-		}
+		e.member_offset = (pm ? pm->sb.data_offset * 512 : 0) + pos + pc->at + off;
+		for (i = 0; i < pc->map.data_disks; i++)
+			note_lost_data(pc, w->chunk, off, pc->map.data[i], &e);
 		if (report(w->run, &e) < 0)
 			return diag_fail(d, "stopped by the caller");
 	}
 	return 0;
 }
 
-/* Roles whose blocks must be computed in a row: the targets and roles with
- * neither a survivor nor a target; plus, for one page, unreadable ones. */
-static int lost_blocks(struct parity_walk *w, struct row_set *rs, const struct stripe_map *m,
+/* Roles whose blocks must be computed in a piece: the targets and roles
+ * with neither a survivor nor a target; plus, for one page (its index in
+ * the batch, or -1 for none), the survivors that could not read it. */
+static int lost_blocks(struct parity_walk *w, struct slab_set *ss, const struct stripe_map *m,
 		       size_t page, int *missing, int *roles)
 {
 	struct array *a = w->run->a;
-	int q = m->qd >= 0, n = 0, i;
+	int q = m->qd >= 0, n = 0, i, k;
 
 	for (i = 0; i < w->ndisks; i++) {
-		bool lost = !a->role[i] || (page != (size_t)-1 && rs->bad[(size_t)i * w->pages + page]);
+		bool lost = !a->role[i] || (page != (size_t)-1 && ss->bad[(size_t)i * w->pages + page]);
 
-		if (lost && layout_block_index(m, i, q) >= 0) {
+		k = layout_block_index(m, i, q);
+		if (lost && k >= 0) {
 			roles[n] = i;
-			missing[n++] = layout_block_index(m, i, q);
+			missing[n++] = k;
 		}
 	}
 	return n;
 }
 
-/* Array bytes of the data a lost page of role held in this row, if any. */
-static void note_lost_data(const struct stripe_map *m, uint64_t row, size_t chunk, size_t off,
-			   int role, struct rebuild_event *e)
-{
-	int i;
-
-	for (i = 0; i < m->data_disks; i++) {
-		if (m->data[i] != role)
-			continue;
-		e->lost_offset[e->nlost] = (row * (uint64_t)m->data_disks + (uint64_t)i) * chunk + off;
-		e->lost_length[e->nlost++] = PAGE;
-	}
-}
-
-/* Slow path for a row with unreadable pages: page by page, rebuild what
+/* Slow path for a piece with unreadable pages: page by page, rebuild what
  * redundancy allows and log the rest as bad on the targets. */
-static int rebuild_row_pages(struct parity_walk *w, struct row_set *rs, const struct stripe_map *m,
-			     uint64_t row, uint64_t k, struct diag *d)
+static int rebuild_piece_pages(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
+			       uint64_t pos, struct diag *d)
 {
-	int q = m->qd >= 0, missing[ST_MAX_DISKS], roles[ST_MAX_DISKS], nmiss, i;
+	int q = pc->map.qd >= 0, missing[ST_MAX_DISKS], roles[ST_MAX_DISKS], nmiss, i;
 	void *blocks[ST_MAX_DISKS + 2];
 	size_t off;
 
-	for (off = 0; off < w->chunk; off += PAGE) {
-		size_t page = (k * w->chunk + off) / PAGE;
+	for (off = 0; off < pc->len; off += PAGE) {
 		struct rebuild_event e = { 0 };
 
-		nmiss = lost_blocks(w, rs, m, page, missing, roles);
-		row_blocks(w, rs, m, k, off, blocks);
+		nmiss = lost_blocks(w, ss, &pc->map, (pc->at + off) / PAGE, missing, roles);
+		piece_blocks(w, ss, pc, off, blocks);
 		if (nmiss <= (q ? 2 : 1)) {
-			if (nmiss && parity_recover(q ? m->syndrome_disks : m->data_disks, q, PAGE, blocks,
-						    missing, nmiss) < 0)
-				return diag_fail(d, "cannot rebuild row %llu", (unsigned long long)row);
+			if (nmiss && parity_recover(q ? pc->map.syndrome_disks : pc->map.data_disks, q, PAGE,
+						    blocks, missing, nmiss) < 0)
+				return diag_fail(d, "cannot rebuild row %llu", (unsigned long long)pc->row);
 			continue;
 		}
 		for (i = 0; i < nmiss; i++)
-			note_lost_data(m, row, w->chunk, off, roles[i], &e);
+			note_lost_data(pc, w->chunk, off, roles[i], &e);
 		for (i = 0; i < nmiss; i++) {
 			struct rebuild_target *t = w->run->target_of[roles[i]];
 
-			if (t && lose_page(w->run, t, rs->buf[roles[i]] + k * w->chunk + off,
-					   row * w->chunk / 512 + off / 512, &e, d) < 0)
+			if (t && lose_page(w->run, t, ss->buf[roles[i]] + pc->at + off,
+					   (pos + pc->at + off) / 512, &e, d) < 0)
 				return -1;
 		}
 	}
 	return 0;
 }
 
-static bool row_has_bad(struct parity_walk *w, struct row_set *rs, uint64_t k)
+static bool piece_has_bad(struct parity_walk *w, struct slab_set *ss, const struct piece *pc)
 {
-	size_t per_row = w->chunk / PAGE, p;
+	size_t p;
 	int i;
 
-	for (i = 0; rs->any_bad && i < w->ndisks; i++)
-		for (p = k * per_row; p < (k + 1) * per_row; p++)
-			if (rs->bad[(size_t)i * w->pages + p])
+	for (i = 0; ss->any_bad && i < w->ndisks; i++)
+		for (p = pc->at / PAGE; p < (pc->at + pc->len) / PAGE; p++)
+			if (ss->bad[(size_t)i * w->pages + p])
 				return true;
 	return false;
 }
 
-static int rebuild_rows(struct parity_walk *w, struct row_set *rs, uint64_t row, uint64_t nrows,
-			struct diag *d)
+static int rebuild_piece(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
+			 uint64_t pos, struct diag *d)
 {
-	int missing[ST_MAX_DISKS], roles[ST_MAX_DISKS], nmiss;
+	int missing[ST_MAX_DISKS], roles[ST_MAX_DISKS], nmiss, q = pc->map.qd >= 0;
 	void *blocks[ST_MAX_DISKS + 2];
-	struct stripe_map m;
-	uint64_t k;
 
-	for (k = 0; k < nrows; k++) {
-		layout_stripe(&w->run->a->geo, row + k, &m);
-		if (row_has_bad(w, rs, k)) {
-			if (rebuild_row_pages(w, rs, &m, row + k, k, d) < 0)
-				return -1;
-			continue;
-		}
-		nmiss = lost_blocks(w, rs, &m, (size_t)-1, missing, roles);
-		row_blocks(w, rs, &m, k, 0, blocks);
-		if (nmiss > (m.qd >= 0 ? 2 : 1) ||
-		    parity_recover(m.qd >= 0 ? m.syndrome_disks : m.data_disks, m.qd >= 0, w->chunk,
-				   blocks, missing, nmiss) < 0)
-			return diag_fail(d, "row %llu: %d blocks lost, more than the array can rebuild",
-					 (unsigned long long)(row + k), nmiss);
-		if (m.qd >= 0 && nmiss == 1 && verify_row(w, rs, &m, row + k, k, d) < 0)
+	if (piece_has_bad(w, ss, pc))
+		return rebuild_piece_pages(w, ss, pc, pos, d);
+	nmiss = lost_blocks(w, ss, &pc->map, (size_t)-1, missing, roles);
+	piece_blocks(w, ss, pc, 0, blocks);
+	if (nmiss > (q ? 2 : 1) ||
+	    parity_recover(q ? pc->map.syndrome_disks : pc->map.data_disks, q, pc->len, blocks,
+			   missing, nmiss) < 0)
+		return diag_fail(d, "row %llu: %d blocks lost, more than the array can rebuild",
+				 (unsigned long long)pc->row, nmiss);
+	if (q && nmiss == 1)
+		return verify_piece(w, ss, pc, pos, d);
+	return 0;
+}
+
+/* Rebuilds member bytes [pos, pos + len) held in ss, a row piece at a time. */
+static int rebuild_batch(struct parity_walk *w, struct slab_set *ss, uint64_t pos, size_t len,
+			 struct diag *d)
+{
+	struct piece pc = { .row = UINT64_MAX };
+	size_t at;
+
+	for (at = 0; at < len; at += pc.len) {
+		uint64_t row = (pos + at) / w->chunk;
+
+		if (row != pc.row)
+			layout_stripe(&w->run->a->geo, row, &pc.map);
+		pc.row = row;
+		pc.in_chunk = (size_t)((pos + at) % w->chunk);
+		pc.at = at;
+		pc.len = w->chunk - pc.in_chunk < len - at ? w->chunk - pc.in_chunk : len - at;
+		if (rebuild_piece(w, ss, &pc, pos, d) < 0)
 			return -1;
 	}
 	return 0;
@@ -390,38 +420,35 @@ static int rebuild_rows(struct parity_walk *w, struct row_set *rs, uint64_t row,
 static int rebuild_parity(struct rebuild_run *run, struct diag *d)
 {
 	struct parity_walk w;
-	uint64_t chunk_s = run->a->geo.chunk_sectors, first = run->start / chunk_s;
-	uint64_t last = run->end / chunk_s, row, nrows, prev = 0, prev_n = 0;
-	int cur = 0, rc = 0;
+	uint64_t last = run->end * 512, pos = run->start * 512, prev = 0;
+	size_t len, next_len, prev_len = 0;
+	int cur = 0, rc;
 
 	if (walk_alloc(&w, run, d) < 0) {
 		walk_free(&w);
 		return -1;
 	}
 	pool_start(&w.pool, w.ndisks);
-	nrows = last - first < w.rows ? last - first : w.rows;
-	set_job(&w, &w.set[0], first, nrows, 0, 0);
+	len = last - pos < w.batch ? (size_t)(last - pos) : w.batch;
+	set_job(&w, &w.set[0], pos, len, 0, 0);
 	pool_submit(&w.pool, member_io_run, w.set[0].io, sizeof(*w.set[0].io));
 	rc = collect(&w, &w.set[0], d);
-	for (row = first; rc == 0 && row < last; row += nrows) {
-		uint64_t next = row + nrows, next_n;
-
-		nrows = last - row < w.rows ? last - row : w.rows;
-		next = row + nrows;
-		next_n = last - next < w.rows ? last - next : w.rows;
-		set_job(&w, &w.set[!cur], next, next_n, prev, prev_n);
+	for (; rc == 0 && pos < last; pos += len) {
+		len = last - pos < w.batch ? (size_t)(last - pos) : w.batch;
+		next_len = last - pos - len < w.batch ? (size_t)(last - pos - len) : w.batch;
+		set_job(&w, &w.set[!cur], pos + len, next_len, prev, prev_len);
 		pool_submit(&w.pool, member_io_run, w.set[!cur].io, sizeof(*w.set[!cur].io));
-		rc = rebuild_rows(&w, &w.set[cur], row, nrows, d);
+		rc = rebuild_batch(&w, &w.set[cur], pos, len, d);
 		if (collect(&w, &w.set[!cur], rc < 0 ? &(struct diag){ "" } : d) < 0 && rc == 0)
 			rc = -1;
-		if (rc == 0 && prev_n)
-			rc = checkpoint(run, (prev + prev_n) * chunk_s, false, d);
-		prev = row;
-		prev_n = nrows;
+		if (rc == 0 && prev_len)
+			rc = checkpoint(run, (prev + prev_len) / 512, false, d);
+		prev = pos;
+		prev_len = len;
 		cur = !cur;
 	}
-	if (rc == 0 && prev_n) {
-		set_job(&w, &w.set[!cur], 0, 0, prev, prev_n);
+	if (rc == 0 && prev_len) {
+		set_job(&w, &w.set[!cur], 0, 0, prev, prev_len);
 		pool_submit(&w.pool, member_io_run, w.set[!cur].io, sizeof(*w.set[!cur].io));
 		rc = collect(&w, &w.set[!cur], d);
 	}
