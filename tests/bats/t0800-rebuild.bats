@@ -349,3 +349,17 @@ recovery_offset() {
 	assert_failure 2
 	assert_output --partial "raid0"
 }
+
+@test "a member the array marked faulty is rebuilt in place with --readd" {
+	local m
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	# the other members' role tables say device 2 failed (0xfffe), as md
+	# writes them when it kicks a member out
+	for m in 0 1 3; do "$TTOOLS/sb-patch" "${M[m]}" $((256 + 2 * 2)) 2 0xfffe; done
+	run stripe-rebuild --dry-run "${M[@]}"
+	assert_output --partial "role 2 needs rebuilding: ${M[2]}: faulty"
+	run stripe-rebuild --progress none --readd "${M[2]}" "${M[@]}"
+	assert_success
+	[ "$(stripe-examine --json "${M[@]}" | jq -r '[.members[].state] | unique | join(",")')" = active ]
+	[ "$(stripe-read "${M[@]}" | sha)" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ]
+}
