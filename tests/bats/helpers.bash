@@ -8,7 +8,7 @@ TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 BIN=${STRIPE_BIN:-$TOP/bin}
 FIX=${STRIPE_FIXTURES:-$TOP/build/fixtures}
 TTOOLS=$(cd "$BIN/.." && pwd)/tests/tools
-PATH=$BIN:$PATH
+PATH=$BIN:$TOP/tools:$PATH
 
 fixtures_ready() {
 	[ -d "$FIX" ] || "$TOP/tests/unpack-fixtures" "$FIX"

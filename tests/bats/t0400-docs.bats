@@ -9,11 +9,16 @@ load helpers
 MAN=$TOP/man
 COMPLETION=$TOP/completion/stripe
 
-# tools: every tool with a source file in bin/, by name.
+# tools: every tool with a source file in bin/, and every script of tools/
+# that make install installs, by name.
 tools() {
 	local src
 	for src in "$TOP"/bin/stripe-*.c; do
 		basename "$src" .c
+	done
+	for src in "$TOP"/tools/stripe-*; do
+		case $src in */stripe-deps | */stripe-demo) continue ;; esac
+		basename "$src"
 	done
 }
 
@@ -64,7 +69,7 @@ offered() {
 @test "the tool list is not empty and each tool is built" {
 	[ -n "$(tools)" ]
 	for t in $(tools); do
-		[ -x "$BIN/$t" ] || fail "$BIN/$t is not built"
+		[ -x "$BIN/$t" ] || [ -x "$TOP/tools/$t" ] || fail "$t is not built"
 	done
 }
 
@@ -275,7 +280,7 @@ offered() {
 
 @test "the pages of the tools that write have a SAFETY section" {
 	local t
-	for t in stripe-create stripe-write; do
+	for t in stripe-create stripe-write stripe-rebuild; do
 		grep -qx '\.SH SAFETY' "$MAN/$t.1" || fail "$t.1 has no SAFETY section"
 	done
 	for s in OUTPUT DEFAULTS "DIFFERENCES FROM MDADM"; do

@@ -87,8 +87,17 @@ setup_file() {
 	from_fixture fx-degraded-new r5-4d-degraded
 	rm "$ARRAYS/fx-degraded-new/member2.img"
 	rebuild_fixture fx-degraded-new --replace 2="$ARRAYS/fx-degraded-new/new2.img"
+	from_fixture fx-recover r5-4d-degraded
+	stripe-recover -q --spare "$ARRAYS/fx-recover/spare.img" "$ARRAYS"/fx-recover/member*.img \
+		> "$ARRAYS/fx-recover/recover.out" 2>&1 ||
+		echo "stripe-recover failed: $(cat "$ARRAYS/fx-recover/recover.out")" > "$ARRAYS/fx-recover/error"
+	# md is given the array stripe-recover made: the spare in role 2, not the stale member
+	ls "$ARRAYS"/fx-recover/member{0,1,3}.img "$ARRAYS/fx-recover/spare.img" > "$ARRAYS/fx-recover/members"
+	stripe-read -q "$ARRAYS"/fx-recover/member{0,1,3}.img "$ARRAYS/fx-recover/spare.img" |
+		sha > "$ARRAYS/fx-recover/stripe.sha256"
+
 	half_built rb-half
-	batch_add fx-degraded-inplace fx-degraded-new rb-half
+	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half
 	batch_end
 }
 
@@ -104,6 +113,11 @@ setup() {
 @test "md assembles r5-4d-degraded whole after the stale role is rebuilt onto a new file" {
 	md_check fx-degraded-new
 	md_check_members fx-degraded-new
+}
+
+@test "md assembles r5-4d-degraded whole after stripe-recover put a spare in its lost role" {
+	md_check fx-recover
+	md_check_members fx-recover
 }
 
 @test "md assembles raid1, raid10, raid4, raid5 (0.90) and raid6 whole after members are rebuilt onto new files" {

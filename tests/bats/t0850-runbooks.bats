@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# The runbooks: stripe-verify tells a healthy array from a sick one in one
+# report and an exit status a cron job can act on; stripe-recover brings a
+# degraded array back whole.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	fixtures_ready
+}
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+}
+
+@test "stripe-verify calls a clean array healthy and exits 0" {
+	run stripe-verify "$FIX"/r6-5d-64k-ls-1.2/member*.img
+	assert_success
+	assert_output --partial "raid6, 5 members"
+	assert_output --partial "0 inconsistent (mismatch_cnt 0)"
+	assert_line "verdict: healthy"
+}
+
+@test "stripe-verify calls r5-4d-degraded degraded, names the stale member, and exits 1" {
+	run stripe-verify "$FIX"/r5-4d-degraded/member*.img
+	assert_failure 1
+	assert_output --partial "role 2: MISSING"
+	assert_output --partial "left out: $FIX/r5-4d-degraded/member2.img: stale: events 21"
+	assert_line "verdict: degraded"
+}
+
+@test "stripe-verify reports md's mismatch count on r5-4d-badparity and exits 1" {
+	run stripe-verify "$FIX"/r5-4d-badparity/member*.img
+	assert_failure 1
+	assert_output --partial "mismatch_cnt $(manifest r5-4d-badparity mismatch_cnt_after_corruption)"
+	assert_line "verdict: mismatches"
+}
+
+@test "stripe-verify --repair mends the mismatches, and the next run is healthy" {
+	M=($(copy_set r5-4d-badparity))
+	run stripe-verify --repair "${M[@]}"
+	assert_success
+	assert_line "verdict: repaired"
+	run stripe-verify -q "${M[@]}"
+	assert_success
+	assert_output "verdict: healthy"
+}
+
+@test "stripe-verify names the file a bad block of an ext4 array hurts" {
+	local blk doff chunk c row dd pd role off
+	M=($(copy_set r5-4d-ext4))
+	stripe-read "${M[@]}" > "$D/array.img"
+	blk=$(debugfs -R "blocks /dir/pattern-1m.bin" "$D/array.img" 2>/dev/null | tr ' ' '\n' | sed -n 2p)
+	chunk=$(manifest r5-4d-ext4 chunk_bytes) doff=$(($(manifest r5-4d-ext4 member0.data_offset_sectors) * 512))
+	c=$((blk * 4096 / chunk)) row=$((c / 3)) dd=$((c % 3)) pd=$((3 - row % 4))
+	role=$(((pd + 1 + dd) % 4)) off=$((doff + row * chunk + blk * 4096 % chunk))
+	printf 'CORRUPTED-BLOCK!' | dd of="${M[$role]}" bs=1 seek=$((off + 100)) conv=notrunc status=none
+	run stripe-verify "${M[@]}"
+	assert_failure 1
+	assert_output --partial "array byte $((blk * 4096)): file /dir/pattern-1m.bin"
+}
+
+@test "stripe-verify --json - gives one document with the verdict and the check's summary" {
+	run stripe-verify --json - "$FIX"/r5-4d-degraded/member*.img
+	assert_failure 1
+	jq -e '.format == 1 and .tool == "stripe-verify" and .verdict == "degraded"' <<<"$output"
+	jq -e '.check.units == 1792 and (.left_out | length) == 1 and .array.level == "raid5"' <<<"$output"
+}
+
+@test "stripe-verify --json FILE writes the report beside the human one" {
+	run stripe-verify --json "$D/r.json" "$FIX"/r6-5d-64k-ls-1.2/member*.img
+	assert_success
+	assert_line "verdict: healthy"
+	[ "$(jq -r .verdict "$D/r.json")" = healthy ]
+}
+
+@test "stripe-verify on files that are no array exits 2 naming the reason" {
+	truncate -s 4M "$D/a.img" "$D/b.img"
+	run stripe-verify "$D/a.img" "$D/b.img"
+	assert_failure 2
+	assert_output --partial "stripe-verify: no array to verify"
+}
+
+@test "stripe-recover brings r5-4d-degraded back whole by rebuilding the stale member in place" {
+	M=($(copy_set r5-4d-degraded))
+	run stripe-recover "${M[@]}"
+	assert_success
+	assert_output --partial "role 2: ${M[2]}: stale: events 21"
+	assert_output --partial "rebuild role 2 in place on ${M[2]}"
+	assert_line "verdict: recovered"
+	[ "$(stripe-read "${M[@]}" | sha)" = "$(manifest r5-4d-degraded array_sha256)" ]
+	[ "$(stripe-examine --json "${M[@]}" | jq -r .array.state)" = clean ]
+}
+
+@test "stripe-recover puts a spare in the lost role and leaves the stale member alone" {
+	local before
+	M=($(copy_set r5-4d-degraded))
+	before=$(sha < "${M[2]}")
+	run stripe-recover --spare "$D/new.img" "${M[@]}"
+	assert_success
+	assert_output --partial "rebuild role 2 onto $D/new.img"
+	[ "$(sha < "${M[2]}")" = "$before" ]
+	[ "$(stripe-read -q "${M[0]}" "${M[1]}" "$D/new.img" "${M[3]}" | sha)" = "$(manifest r5-4d-degraded array_sha256)" ]
+}
+
+@test "stripe-recover rebuilds two lost raid6 members onto two spares" {
+	M=($(copy_set r6-5d-64k-ls-1.2))
+	rm "${M[0]}" "${M[3]}"
+	run stripe-recover --json - --spare "$D/s0.img" --spare "$D/s3.img" "${M[1]}" "${M[2]}" "${M[4]}"
+	assert_success
+	jq -e '.verdict == "recovered" and .lost == [0, 3] and .array.state_after == "clean"' <<<"$output"
+	[ "$(stripe-read "$D/s0.img" "${M[1]}" "${M[2]}" "$D/s3.img" "${M[4]}" | sha)" = "$(manifest r6-5d-64k-ls-1.2 array_sha256)" ]
+}
+
+@test "stripe-recover --dry-run says what it would do and changes nothing" {
+	local before
+	M=($(copy_set r5-4d-degraded))
+	before=$(cat "${M[@]}" | sha)
+	run stripe-recover --dry-run "${M[@]}"
+	assert_success
+	assert_output --partial "would rebuild role 2 in place on ${M[2]}"
+	assert_line "verdict: would_rebuild"
+	[ "$(cat "${M[@]}" | sha)" = "$before" ]
+}
+
+@test "stripe-recover without a replacement for a lost role exits 2 and says so" {
+	M=($(copy_set r5-4d-degraded))
+	run stripe-recover --no-readd "${M[@]}"
+	assert_failure 2
+	assert_output --partial "no replacement for role(s) 2"
+	assert_line "verdict: no_replacement"
+}
+
+@test "stripe-recover on a whole array has nothing to do" {
+	run stripe-recover "$FIX"/r5-4d-64k-ls-1.2/member*.img
+	assert_success
+	assert_output --partial "nothing to rebuild"
+	assert_line "verdict: whole"
+}
+
+@test "the runbooks leave no temporary files behind" {
+	local before after
+	before=$(ls "${TMPDIR:-/tmp}" | grep -c -e '^stripe-verify\.' -e '^stripe-recover\.' || true)
+	M=($(copy_set r5-4d-degraded))
+	stripe-verify -q "${M[@]}" || true
+	stripe-recover -q --dry-run "${M[@]}"
+	after=$(ls "${TMPDIR:-/tmp}" | grep -c -e '^stripe-verify\.' -e '^stripe-recover\.' || true)
+	[ "$after" = "$before" ]
+}
