@@ -473,11 +473,8 @@ int main(int argc, char **argv)
 		case 'j': run.json = true; break;
 		case 'f': run.files = true; break;
 		case 'P':
-			if (progress_parse(optarg) < 0) {
-				fprintf(stderr, TOOL ": --progress: '%s' is not auto, bar, log or none\n", optarg);
+			if (progress_option(TOOL, optarg, &pmode) < 0)
 				return EXIT_ERROR;
-			}
-			pmode = (enum progress_mode)progress_parse(optarg);
 			break;
 		case 'q': run.quiet = true; break;
 		case 'v': run.verbose = true; break;

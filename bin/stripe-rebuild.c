@@ -151,10 +151,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'j': o->json = true; break;
 		case 'P':
-			if ((int)(o->pmode = (enum progress_mode)progress_parse(optarg)) < 0) {
-				fprintf(stderr, TOOL ": --progress: '%s' is not auto, bar, log or none\n", optarg);
+			if (progress_option(TOOL, optarg, &o->pmode) < 0)
 				return -1;
-			}
 			break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;

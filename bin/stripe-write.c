@@ -170,10 +170,8 @@ int main(int argc, char **argv)
 			break;
 		case 'i': input = optarg; break;
 		case 'P':
-			if ((int)(pmode = (enum progress_mode)progress_parse(optarg)) < 0) {
-				fprintf(stderr, TOOL ": --progress: '%s' is not auto, bar, log or none\n", optarg);
+			if (progress_option(TOOL, optarg, &pmode) < 0)
 				return EXIT_ERROR;
-			}
 			break;
 		case 'q': quiet = 1; break;
 		case 'v': verbose = 1; break;

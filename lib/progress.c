@@ -29,6 +29,18 @@ int progress_parse(const char *s)
 	return -1;
 }
 
+int progress_option(const char *tool, const char *arg, enum progress_mode *mode)
+{
+	int m = progress_parse(arg);
+
+	if (m < 0) {
+		fprintf(stderr, "%s: --progress: '%s' is not auto, bar, log or none\n", tool, arg);
+		return -1;
+	}
+	*mode = (enum progress_mode)m;
+	return 0;
+}
+
 void progress_start(struct progress *p, enum progress_mode mode, const char *tool,
 		    const char *what, uint64_t total)
 {

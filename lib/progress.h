@@ -19,6 +19,10 @@ struct progress {
 /* "auto", "bar", "log", "none"; -1 for anything else. */
 int progress_parse(const char *s);
 
+/* The --progress option of tool: sets *mode, or says what is wrong on
+ * stderr and returns -1. */
+int progress_option(const char *tool, const char *arg, enum progress_mode *mode);
+
 void progress_start(struct progress *p, enum progress_mode mode, const char *tool,
 		    const char *what, uint64_t total);
 void progress_update(struct progress *p, uint64_t done);

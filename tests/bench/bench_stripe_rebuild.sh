@@ -14,21 +14,8 @@ dir=$(mktemp -d "${BENCH_DIR:-/dev/shm}/bench_stripe_rebuild.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
-# peak_rss_kib CMD...: the command's peak resident set, from /proc.
-peak_rss_kib() {
-	"$@" > /dev/null 2>&1 &
-	local pid=$! peak=0 v
-	while kill -0 "$pid" 2>/dev/null; do
-		v=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
-		[[ -n $v && $v -gt $peak ]] && peak=$v
-		sleep 0.02
-	done
-	wait "$pid" || true
-	echo "$peak"
-}
+# shellcheck source=tests/bench/common.sh
+. "$top/tests/bench/common.sh"
 
 # rebuild_two PREFIX: rebuilds roles 1 and 4 of the array PREFIX{0..5}.img
 # onto fresh files PREFIX{1,4}.img.
