@@ -378,39 +378,6 @@ static void on_progress(void *ctx, uint64_t done)
 	progress_update(&((struct run *)ctx)->prog, done);
 }
 
-static int refuse_busy(char *const *paths, int n)
-{
-	struct diag d;
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (probe_refuse(paths[i], true, true, &d) < 0) {
-			fprintf(stderr, TOOL ": %s\n", d.msg);
-			return 1;
-		}
-	return 0;
-}
-
-static int refuse_strangers(const struct array *a, bool quiet)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (m->state == MEMBER_INVALID) {
-			fprintf(stderr, TOOL ": %s\n", m->reason);
-			bad = 1;
-		} else if (m->state == MEMBER_FOREIGN) {
-			fprintf(stderr, TOOL ": %s: %s\n", m->path, m->reason);
-			bad = 1;
-		} else if (m->state != MEMBER_ACTIVE && !quiet) {
-			fprintf(stderr, TOOL ": %s: left out: %s\n", m->path, m->reason);
-		}
-	}
-	return bad;
-}
-
 static void print_summary(const struct array *a, const struct check_result *res, const struct check_options *o)
 {
 	printf("%s: checked %llu units of 4 KiB: %llu inconsistent (md's mismatch_cnt would be %llu)",
@@ -488,10 +455,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_ERROR;
 	}
-	if (o.repair && refuse_busy(argv + optind, argc - optind))
+	if (o.repair && cli_refuse_busy(TOOL, argv + optind, argc - optind) < 0)
 		return EXIT_ERROR;
 	if (array_open(&a, argv + optind, argc - optind, &aopt, &d) < 0 ||
-	    (refuse_strangers(&a, run.quiet) && diag_fail(&d, "%s", "") < 0) ||
+	    (cli_refuse_strangers(TOOL, &a, NULL, !run.quiet) < 0 && diag_fail(&d, "%s", "") < 0) ||
 	    array_check_readable(&a, &d) < 0) {
 		if (d.msg[0])
 			fprintf(stderr, TOOL ": %s\n", d.msg);

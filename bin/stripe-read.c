@@ -76,24 +76,6 @@ static void warn_left_out(const struct array *a, int verbose)
 	}
 }
 
-/* Members that are not part of any array are refused: a typo in a member
- * list should stop the run, not be read around. */
-static int refuse_strangers(const struct array *a)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (m->state == MEMBER_INVALID)
-			fprintf(stderr, TOOL ": %s\n", m->reason);
-		else if (m->state == MEMBER_FOREIGN)
-			fprintf(stderr, TOOL ": %s: %s\n", m->path, m->reason);
-		bad |= m->state == MEMBER_INVALID || m->state == MEMBER_FOREIGN;
-	}
-	return bad;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -150,7 +132,7 @@ int main(int argc, char **argv)
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	if (refuse_strangers(&a)) {
+	if (cli_refuse_strangers(TOOL, &a, NULL, false) < 0) {
 		array_close(&a);
 		return EXIT_ERROR;
 	}

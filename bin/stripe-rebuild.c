@@ -631,22 +631,6 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 	return rc > 0 || res.unrecoverable || res.disagree ? EXIT_PROBLEM : EXIT_OK;
 }
 
-static int refuse_strangers(const struct array *a, const bool *is_repl)
-{
-	int i;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (is_repl[i] || (m->state != MEMBER_INVALID && m->state != MEMBER_FOREIGN))
-			continue;
-		fprintf(stderr, TOOL ": %s%s%s\n", m->state == MEMBER_FOREIGN ? m->path : "",
-			m->state == MEMBER_FOREIGN ? ": " : "", m->reason);
-		return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static struct opts o = { .pmode = PROGRESS_AUTO };
@@ -676,7 +660,7 @@ int main(int argc, char **argv)
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	if (refuse_strangers(&a, is_repl) < 0 || (nt = choose_targets(&a, &o, t)) < 0) {
+	if (cli_refuse_strangers(TOOL, &a, is_repl, false) < 0 || (nt = choose_targets(&a, &o, t)) < 0) {
 		array_close(&a);
 		return EXIT_ERROR;
 	}

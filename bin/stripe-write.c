@@ -65,42 +65,6 @@ static long long read_input(void *ctx, void *buf, size_t len, struct diag *d)
 	return n;
 }
 
-/* Members must be free before stripe takes its own hold on them: a
- * mounted or busy member is someone else's.  Signatures do not matter here,
- * the members are the array's own. */
-static int refuse_busy(char *const *paths, int n)
-{
-	struct diag d;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (probe_refuse(paths[i], true, true, &d) < 0) {
-			fprintf(stderr, TOOL ": %s\n", d.msg);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int refuse_strangers(const struct array *a)
-{
-	int i;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (m->state == MEMBER_INVALID) {
-			fprintf(stderr, TOOL ": %s\n", m->reason);
-			return 1;
-		}
-		if (m->state == MEMBER_FOREIGN) {
-			fprintf(stderr, TOOL ": %s: %s\n", m->path, m->reason);
-			return 1;
-		}
-	}
-	return 0;
-}
-
 static int open_input(const char *path, struct input *in, uint64_t *size)
 {
 	struct stat st;
@@ -185,14 +149,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_ERROR;
 	}
-	if (refuse_busy(argv + optind, argc - optind))
+	if (cli_refuse_busy(TOOL, argv + optind, argc - optind) < 0)
 		return EXIT_ERROR;
 	if (array_open(&a, argv + optind, argc - optind, &aopt, &d) < 0) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	if (refuse_strangers(&a))
+	if (cli_refuse_strangers(TOOL, &a, NULL, false) < 0)
 		rc = -1;
 	else if (array_check_readable(&a, &d) < 0) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);

@@ -166,7 +166,10 @@ recovery_offset() {
 		kill -9 $pid 2>/dev/null || true
 		st=0
 		wait $pid || st=$?
-		offs+=("$(recovery_offset "$D/n1.img")")
+		# the rebuild resumes from the lower of the two (a kill can fall
+		# between writing one superblock and the other)
+		offs+=("$(printf '%s\n' "$(recovery_offset "$D/n1.img")" "$(recovery_offset "$D/n4.img")" |
+			sort -n | head -n 1)")
 		echo "# kill $i after ${ms} ms: exit $st, recovery offset ${offs[-1]}" >&3
 	done
 	printf '%s\n' "${offs[@]}" | grep -qE '^[1-9][0-9]*$' ||
