@@ -508,9 +508,9 @@ static int check_copy_levels(struct checker *c, uint64_t off, uint64_t end, stru
 	return rc;
 }
 
-/* The batch buffers of nbatch batches, in one allocation that the kernel
- * may back with huge pages: each first touch of a 4 KiB page is a fault,
- * which under a hypervisor cost as much as a tenth of a page-cached check. */
+/* Every batch buffer in one allocation that the kernel may back with huge
+ * pages.  With 4 KiB pages each first touch is a fault, and in a guest
+ * those took 7% of a page-cached check's CPU. */
 static uint8_t *arena_alloc(size_t len)
 {
 	void *p = NULL;
