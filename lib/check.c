@@ -1,14 +1,21 @@
 /* check: walk the array a batch of rows at a time, recompute P (and Q) or
  * compare copies for every 4 KiB unit, locate RAID6 errors from the
  * syndrome (as mdadm's raid6check), and repair only when asked. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "check.h"
 #include "parity.h"
+#include "pool.h"
 
-#define BATCH_BYTES (4u << 20)       /* per member and batch: fewer thread starts */
+/* Per member and batch (or one chunk, if larger).  Two batches are in
+ * memory, one being read and one being checked, so the peak RSS is about
+ * 2 * members * BATCH_BYTES.  On a page-cached RAID6 4 MiB checked slower
+ * than 1 MiB (the parity pass no longer finds in cache what the reads just
+ * copied) and 512 KiB no faster. */
+#define BATCH_BYTES (1u << 20)
+#define HUGE_PAGE (2u << 20)
 #define MD_RESYNC_SECTORS 128        /* raid1/10 count mismatches per 64 KiB resync block */
 
 const char *block_kind_name(enum block_kind k)
@@ -18,6 +25,24 @@ const char *block_kind_name(enum block_kind k)
 	return names[k];
 }
 
+/* One member's share of a batch: a pool item. */
+struct member_read {
+	struct dev *dev;             /* NULL: nothing to read */
+	uint8_t *buf;
+	uint8_t *bad;                /* per 4 KiB page of buf: unreadable */
+	size_t len;
+	uint64_t off;
+	uint64_t errors;             /* pages that could not be read */
+};
+
+/* One of the two buffer sets: the pool's workers fill one while the
+ * caller checks the other. */
+struct check_batch {
+	uint8_t **buf;               /* per role (raid1/10: per copy): rows * chunk */
+	uint8_t *bad;                /* per role and page of the batch: unreadable */
+	struct member_read *io;      /* per role */
+};
+
 struct checker {
 	struct array *a;
 	const struct check_options *o;
@@ -25,80 +50,81 @@ struct checker {
 	size_t chunk;                /* bytes */
 	unsigned pages;              /* 4 KiB units per chunk */
 	uint64_t rows;               /* rows per batch */
-	uint8_t **buf;               /* per role: rows * chunk */
-	uint8_t *bad;                /* per role and page of the batch: unreadable */
+	struct check_batch batch[2];
+	uint8_t *arena;              /* every batch buffer, in one allocation */
+	struct check_batch *cur;     /* the batch being checked */
+	struct pool pool;            /* one worker per member, for the whole check */
 	uint8_t *zero, *sp, *sq;     /* a zero unit, computed P, computed Q */
 	bool marked;                 /* array marked dirty for repair writes */
 	bool was_clean;
 };
 
 /* Reads len bytes of a member; where the whole read fails, page by page,
- * zero-filling and flagging the pages that cannot be read. */
-static void read_tolerant(struct checker *c, struct member *m, uint8_t *buf, size_t len,
-			  uint64_t off, uint8_t *bad)
+ * zero-filling and flagging the pages that cannot be read.  Returns how
+ * many could not. */
+static uint64_t read_tolerant(struct dev *dev, uint8_t *buf, size_t len, uint64_t off, uint8_t *bad)
 {
+	uint64_t errors = 0;
 	size_t i;
 
-	if (dev_read(&m->dev, buf, len, off, NULL) == 0)
-		return;
+	memset(bad, 0, len / CHECK_UNIT);
+	if (dev_read(dev, buf, len, off, NULL) == 0)
+		return 0;
 	for (i = 0; i < len / CHECK_UNIT; i++) {
-		if (dev_read(&m->dev, buf + i * CHECK_UNIT, CHECK_UNIT, off + i * CHECK_UNIT, NULL) == 0)
+		if (dev_read(dev, buf + i * CHECK_UNIT, CHECK_UNIT, off + i * CHECK_UNIT, NULL) == 0)
 			continue;
 		memset(buf + i * CHECK_UNIT, 0, CHECK_UNIT);
 		bad[i] = 1;
-		__atomic_add_fetch(&c->r->read_errors, 1, __ATOMIC_RELAXED);
+		errors++;
 	}
+	return errors;
 }
 
-struct batch_read {
-	struct checker *c;
-	int role;
-	uint64_t row, nrows;
-};
-
-static void *batch_read_run(void *p)
+static void member_read_run(void *item)
 {
-	struct batch_read *br = p;
-	struct checker *c = br->c;
-	struct member *m = c->a->role[br->role];
+	struct member_read *io = item;
 
-	read_tolerant(c, m, c->buf[br->role], br->nrows * c->chunk,
-		      m->sb.data_offset * 512 + br->row * c->chunk,
-		      c->bad + (size_t)br->role * c->rows * c->pages);
-	return NULL;
+	io->errors = io->dev ? read_tolerant(io->dev, io->buf, io->len, io->off, io->bad) : 0;
 }
 
-/* Every present member's rows, one thread each. */
-static void read_batch(struct checker *c, uint64_t row, uint64_t nrows)
+/* Starts the read of rows [row, row + nrows) of every present member into
+ * b; batch_collect waits for it. */
+static void batch_submit(struct checker *c, struct check_batch *b, uint64_t row, uint64_t nrows)
 {
-	int n = c->a->geo.raid_disks, i;
-	struct batch_read br[ST_MAX_DISKS];
-	pthread_t th[ST_MAX_DISKS];
-	bool started[ST_MAX_DISKS];
+	int i;
 
-	memset(c->bad, 0, (size_t)n * c->rows * c->pages);
-	for (i = 0; i < n; i++) {
-		started[i] = false;
-		if (!c->a->role[i])
-			continue;
-		br[i] = (struct batch_read){ c, i, row, nrows };
-		started[i] = pthread_create(&th[i], NULL, batch_read_run, &br[i]) == 0;
-		if (!started[i])
-			batch_read_run(&br[i]);
+	for (i = 0; i < c->a->geo.raid_disks; i++) {
+		struct member *m = c->a->role[i];
+
+		b->io[i] = (struct member_read){
+			.dev = m ? &m->dev : NULL, .buf = b->buf[i],
+			.bad = b->bad + (size_t)i * c->rows * c->pages, .len = nrows * c->chunk,
+			.off = m ? m->sb.data_offset * 512 + row * c->chunk : 0 };
 	}
-	for (i = 0; i < n; i++)
-		if (started[i])
-			pthread_join(th[i], NULL);
+	pool_submit(&c->pool, member_read_run, b->io, sizeof(*b->io));
+}
+
+/* Waits for b's reads and makes it the batch being checked.  Read errors
+ * are counted here, not by the workers, so a check that stops early counts
+ * none from a batch read ahead that it never got to. */
+static void batch_collect(struct checker *c, struct check_batch *b)
+{
+	int i;
+
+	pool_wait(&c->pool);
+	for (i = 0; i < c->a->geo.raid_disks; i++)
+		c->r->read_errors += b->io[i].errors;
+	c->cur = b;
 }
 
 static bool unit_lost(const struct checker *c, int role, uint64_t k, unsigned page)
 {
-	return !c->a->role[role] || c->bad[((size_t)role * c->rows + k) * c->pages + page];
+	return !c->a->role[role] || c->cur->bad[((size_t)role * c->rows + k) * c->pages + page];
 }
 
 static uint8_t *unit_at(const struct checker *c, int role, uint64_t k, unsigned page)
 {
-	return c->buf[role] + k * c->chunk + (size_t)page * CHECK_UNIT;
+	return c->cur->buf[role] + k * c->chunk + (size_t)page * CHECK_UNIT;
 }
 
 /* The blocks of one unit of a parity row, for the report. */
@@ -312,51 +338,83 @@ static int check_parity_unit(struct checker *c, const struct stripe_map *m, uint
 	return c->o->report ? c->o->report(c->o->ctx, &u) : 0;
 }
 
-static int check_parity_levels(struct checker *c, uint64_t off, uint64_t end, struct diag *d)
+/* Checks the units of the batch's rows that hold data in [off, end). */
+static int check_rows(struct checker *c, uint64_t row, uint64_t nrows, uint64_t off, uint64_t end,
+		      struct diag *d)
 {
 	const struct geometry *g = &c->a->geo;
-	uint64_t row_bytes = c->chunk * (uint64_t)g->data_disks, row, last = (end + row_bytes - 1) / row_bytes;
+	uint64_t row_bytes = c->chunk * (uint64_t)g->data_disks, k;
 	int rc = 0;
 
-	for (row = off / row_bytes; rc == 0 && row < last; row += c->rows) {
-		uint64_t nrows = last - row < c->rows ? last - row : c->rows, k;
+	for (k = 0; rc == 0 && k < nrows; k++) {
+		struct stripe_map map;
+		unsigned page;
 
-		read_batch(c, row, nrows);
-		for (k = 0; rc == 0 && k < nrows; k++) {
-			struct stripe_map map;
-			unsigned page;
+		layout_stripe(g, row + k, &map);
+		for (page = 0; rc == 0 && page < c->pages; page++) {
+			uint64_t at = (row + k) * row_bytes + (uint64_t)page * CHECK_UNIT;
 
-			layout_stripe(g, row + k, &map);
-			for (page = 0; rc == 0 && page < c->pages; page++) {
-				uint64_t at = (row + k) * row_bytes + (uint64_t)page * CHECK_UNIT;
-
-				/* a unit belongs to the range if any of its data does */
-				if (at + row_bytes - c->chunk + CHECK_UNIT <= off || at >= end)
-					continue;
-				rc = check_parity_unit(c, &map, row + k, k, page, d);
-			}
+			/* a unit belongs to the range if any of its data does */
+			if (at + row_bytes - c->chunk + CHECK_UNIT <= off || at >= end)
+				continue;
+			rc = check_parity_unit(c, &map, row + k, k, page, d);
 		}
-		if (c->o->progress)
-			c->o->progress(c->o->ctx, (row + nrows) * row_bytes - off);
 	}
 	return rc;
 }
 
-/* raid1/10: every copy of one run of the array, compared unit by unit. */
+/* Double buffered: the workers read the next batch while this thread
+ * checks (and repairs) the last one.  Repair writes go to rows behind the
+ * ones being read, so the two never touch the same bytes. */
+static int check_parity_levels(struct checker *c, uint64_t off, uint64_t end, struct diag *d)
+{
+	uint64_t row_bytes = c->chunk * (uint64_t)c->a->geo.data_disks, row = off / row_bytes;
+	uint64_t last = (end + row_bytes - 1) / row_bytes, nrows;
+	int rc = 0, cur = 0;
+
+	if (row < last)
+		batch_submit(c, &c->batch[0], row, last - row < c->rows ? last - row : c->rows);
+	for (; rc == 0 && row < last; row += nrows, cur = !cur) {
+		uint64_t next;
+
+		nrows = last - row < c->rows ? last - row : c->rows;
+		next = row + nrows;
+		batch_collect(c, &c->batch[cur]);
+		if (next < last)
+			batch_submit(c, &c->batch[!cur], next, last - next < c->rows ? last - next : c->rows);
+		rc = check_rows(c, row, nrows, off, end, d);
+		if (c->o->progress)
+			c->o->progress(c->o->ctx, (row + nrows) * row_bytes - off);
+	}
+	/* a report that stopped the check leaves the read ahead in flight */
+	pool_wait(&c->pool);
+	return rc;
+}
+
+/* raid1/10: copy i of unit u of the run could not be read. */
+static bool copy_bad(const struct checker *c, int i, uint64_t u)
+{
+	return c->cur->bad[(size_t)i * c->rows * c->pages + u];
+}
+
+/* raid1/10: every copy of one run of the array, compared unit by unit.
+ * The copies are read one after the other in this thread: a run is one
+ * chunk at most, too little to be worth handing to the pool. */
 static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64_t *last_window,
 			    struct diag *d)
 {
 	struct copy cp[ST_MAX_DISKS];
 	uint64_t run, u;
 	int n = layout_locate(&c->a->geo, at / 512, cp, &run), i, rc = 0;
+	uint8_t **buf = c->cur->buf;
 
 	for (i = 0; i < n; i++) {
 		struct member *m = c->a->role[cp[i].role];
 
-		memset(c->bad + (size_t)i * c->pages, 0, c->pages);
 		if (m)
-			read_tolerant(c, m, c->buf[i], (size_t)len, m->sb.data_offset * 512 + cp[i].sector * 512,
-				      c->bad + (size_t)i * c->pages);
+			c->r->read_errors += read_tolerant(&m->dev, buf[i], (size_t)len,
+							   m->sb.data_offset * 512 + cp[i].sector * 512,
+							   c->cur->bad + (size_t)i * c->rows * c->pages);
 	}
 	for (u = 0; rc == 0 && u < len / CHECK_UNIT; u++) {
 		int first = -1, src, good = 0;
@@ -365,12 +423,12 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 
 		c->r->units++;
 		for (i = 0; i < n; i++) {
-			if (!c->a->role[cp[i].role] || c->bad[(size_t)i * c->pages + u])
+			if (!c->a->role[cp[i].role] || copy_bad(c, i, u))
 				continue;
 			good++;
 			if (first < 0)
 				first = i;
-			else if (memcmp(c->buf[i] + u * CHECK_UNIT, c->buf[first] + u * CHECK_UNIT, CHECK_UNIT))
+			else if (memcmp(buf[i] + u * CHECK_UNIT, buf[first] + u * CHECK_UNIT, CHECK_UNIT))
 				differ = true;
 		}
 		if (good < 2)
@@ -389,7 +447,7 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 				.role = cp[i].role, .member = m, .kind = BLOCK_COPY,
 				.member_offset = (m ? m->sb.data_offset * 512 : 0) + cp[i].sector * 512 + u * CHECK_UNIT,
 				.array_offset = at + u * CHECK_UNIT,
-				.unreadable = m && c->bad[(size_t)i * c->pages + u] };
+				.unreadable = m && copy_bad(c, i, u) };
 		}
 		if (differ) {
 			uint64_t window = (cp[0].sector * 512 + u * CHECK_UNIT) / (MD_RESYNC_SECTORS * 512);
@@ -400,8 +458,7 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 			*last_window = window;
 			src = first;
 			for (i = 0; i < n; i++)
-				if (cp[i].role == c->o->prefer_role && c->a->role[cp[i].role] &&
-				    !c->bad[(size_t)i * c->pages + u])
+				if (cp[i].role == c->o->prefer_role && c->a->role[cp[i].role] && !copy_bad(c, i, u))
 					src = i;
 			for (i = 0; c->o->repair && rc == 0 && i < n; i++) {
 				struct member *m = c->a->role[cp[i].role];
@@ -414,7 +471,7 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 					c->marked = true;
 				}
 				if (rc == 0)
-					rc = dev_write(&m->dev, c->buf[src] + u * CHECK_UNIT, CHECK_UNIT,
+					rc = dev_write(&m->dev, buf[src] + u * CHECK_UNIT, CHECK_UNIT,
 						       cu.blocks[i].member_offset, d);
 			}
 			if (c->o->repair && rc == 0) {
@@ -434,6 +491,7 @@ static int check_copy_levels(struct checker *c, uint64_t off, uint64_t end, stru
 	uint64_t at = off / CHECK_UNIT * CHECK_UNIT, last_window = UINT64_MAX, step = c->chunk;
 	int rc = 0;
 
+	c->cur = &c->batch[0];
 	while (rc == 0 && at < end) {
 		struct copy cp[ST_MAX_DISKS];
 		uint64_t run, len;
@@ -450,39 +508,76 @@ static int check_copy_levels(struct checker *c, uint64_t off, uint64_t end, stru
 	return rc;
 }
 
+/* Every batch buffer in one allocation that the kernel may back with huge
+ * pages.  With 4 KiB pages each first touch is a fault, and in a guest
+ * those took 7% of a page-cached check's CPU. */
+static uint8_t *arena_alloc(size_t len)
+{
+	void *p = NULL;
+
+	len = (len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+	if (posix_memalign(&p, HUGE_PAGE, len) != 0)
+		return NULL;
+	(void)madvise(p, len, MADV_HUGEPAGE);   /* a hint: without it, small pages */
+	return p;
+}
+
+static int batch_init(struct check_batch *b, int n, uint8_t *mem, size_t buf_bytes, size_t pages)
+{
+	int i;
+
+	b->buf = calloc((size_t)n, sizeof(*b->buf));
+	b->bad = calloc((size_t)n * pages, 1);
+	b->io = calloc((size_t)n, sizeof(*b->io));
+	if (!b->buf || !b->bad || !b->io)
+		return -1;
+	for (i = 0; i < n; i++)
+		b->buf[i] = mem + (size_t)i * buf_bytes;
+	return 0;
+}
+
+static void batch_free(struct check_batch *b)
+{
+	free(b->buf);
+	free(b->bad);
+	free(b->io);
+}
+
+/* raid1/10 use one batch and no pool; raid4/5/6 two and a pool. */
 static int checker_init(struct checker *c, struct array *a, const struct check_options *o,
 			struct check_result *r)
 {
-	int n = a->geo.raid_disks, i;
+	int n = a->geo.raid_disks;
+	size_t buf_bytes;
+	bool parity = a->geo.level != MD_LEVEL_RAID1 && a->geo.level != MD_LEVEL_RAID10;
 
 	memset(c, 0, sizeof(*c));
 	c->a = a;
 	c->o = o;
 	c->r = r;
+	pool_start(&c->pool, parity ? n : 1);  /* first: checker_free stops it */
 	c->chunk = a->geo.chunk_sectors ? (size_t)a->geo.chunk_sectors * 512 : 64 * 1024;
 	c->pages = (unsigned)(c->chunk / CHECK_UNIT);
 	c->rows = BATCH_BYTES / c->chunk ? BATCH_BYTES / c->chunk : 1;
-	c->buf = calloc((size_t)n, sizeof(*c->buf));
-	c->bad = calloc((size_t)n * c->rows * c->pages, 1);
-	if (!c->buf || !c->bad)
-		return -1;
-	for (i = 0; i < n; i++)
-		c->buf[i] = dev_alloc(c->rows * c->chunk);
 	c->zero = dev_alloc(CHECK_UNIT);
 	c->sp = dev_alloc(CHECK_UNIT);
 	c->sq = dev_alloc(CHECK_UNIT);
 	memset(c->zero, 0, CHECK_UNIT);
+	buf_bytes = c->rows * c->chunk;
+	c->arena = arena_alloc((parity ? 2 : 1) * (size_t)n * buf_bytes);
+	if (!c->arena || batch_init(&c->batch[0], n, c->arena, buf_bytes, c->rows * c->pages) < 0 ||
+	    (parity && batch_init(&c->batch[1], n, c->arena + (size_t)n * buf_bytes, buf_bytes,
+				  c->rows * c->pages) < 0))
+		return -1;
 	return 0;
 }
 
 static void checker_free(struct checker *c)
 {
-	int i;
-
-	for (i = 0; c->buf && i < c->a->geo.raid_disks; i++)
-		free(c->buf[i]);
-	free(c->buf);
-	free(c->bad);
+	pool_stop(&c->pool);
+	batch_free(&c->batch[0]);
+	batch_free(&c->batch[1]);
+	free(c->arena);
 	free(c->zero);
 	free(c->sp);
 	free(c->sq);
