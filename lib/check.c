@@ -3,7 +3,6 @@
  * syndrome (as mdadm's raid6check), and repair only when asked. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "check.h"
 #include "parity.h"
@@ -15,7 +14,6 @@
  * than 1 MiB (the parity pass no longer finds in cache what the reads just
  * copied) and 512 KiB no faster. */
 #define BATCH_BYTES (1u << 20)
-#define HUGE_PAGE (2u << 20)
 #define MD_RESYNC_SECTORS 128        /* raid1/10 count mismatches per 64 KiB resync block */
 
 const char *block_kind_name(enum block_kind k)
@@ -508,20 +506,6 @@ static int check_copy_levels(struct checker *c, uint64_t off, uint64_t end, stru
 	return rc;
 }
 
-/* Every batch buffer in one allocation that the kernel may back with huge
- * pages.  With 4 KiB pages each first touch is a fault, and in a guest
- * those took 7% of a page-cached check's CPU. */
-static uint8_t *arena_alloc(size_t len)
-{
-	void *p = NULL;
-
-	len = (len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-	if (posix_memalign(&p, HUGE_PAGE, len) != 0)
-		return NULL;
-	(void)madvise(p, len, MADV_HUGEPAGE);   /* a hint: without it, small pages */
-	return p;
-}
-
 static int batch_init(struct check_batch *b, int n, uint8_t *mem, size_t buf_bytes, size_t pages)
 {
 	int i;
@@ -564,7 +548,7 @@ static int checker_init(struct checker *c, struct array *a, const struct check_o
 	c->sq = dev_alloc(CHECK_UNIT);
 	memset(c->zero, 0, CHECK_UNIT);
 	buf_bytes = c->rows * c->chunk;
-	c->arena = arena_alloc((parity ? 2 : 1) * (size_t)n * buf_bytes);
+	c->arena = dev_alloc_huge((parity ? 2 : 1) * (size_t)n * buf_bytes);
 	if (!c->arena || batch_init(&c->batch[0], n, c->arena, buf_bytes, c->rows * c->pages) < 0 ||
 	    (parity && batch_init(&c->batch[1], n, c->arena + (size_t)n * buf_bytes, buf_bytes,
 				  c->rows * c->pages) < 0))

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -204,5 +205,22 @@ void *dev_alloc(size_t len)
 		fprintf(stderr, "stripe: out of memory (%zu bytes)\n", len);
 		exit(2);
 	}
+	return p;
+}
+
+/* With 4 KiB pages each first touch of a batch buffer is a fault, and in
+ * a guest those took 7% of a page-cached check's CPU: large buffers come
+ * 2 MiB aligned, with a hint that the kernel may back them with huge pages. */
+void *dev_alloc_huge(size_t len)
+{
+	size_t huge = 2u << 20;
+	void *p = NULL;
+
+	len = (len + huge - 1) / huge * huge;
+	if (posix_memalign(&p, huge, len) != 0) {
+		fprintf(stderr, "stripe: out of memory (%zu bytes)\n", len);
+		exit(2);
+	}
+	(void)madvise(p, len, MADV_HUGEPAGE);   /* a hint: without it, small pages */
 	return p;
 }

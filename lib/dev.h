@@ -57,4 +57,8 @@ int dev_zero(struct dev *dv, uint64_t off, uint64_t len, struct diag *d);
  * out-of-memory, the one failure no caller can mend. */
 void *dev_alloc(size_t len);
 
+/* The same for large batch buffers: 2 MiB aligned and offered to the
+ * kernel for huge pages. */
+void *dev_alloc_huge(size_t len);
+
 #endif

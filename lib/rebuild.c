@@ -116,6 +116,7 @@ struct parity_walk {
 	size_t batch;                /* member bytes per batch */
 	size_t pages;                /* per role and batch */
 	int ndisks;
+	uint8_t *arena;              /* every buffer below */
 	uint8_t *zero, *pq[2];       /* zeroes; scratch P and Q for verifying */
 	struct slab_set set[2];
 	struct pool pool;
@@ -133,22 +134,21 @@ struct piece {
 
 static void walk_free(struct parity_walk *w)
 {
-	int s, i;
+	int s;
 
 	for (s = 0; s < 2; s++) {
-		for (i = 0; w->set[s].buf && i < w->ndisks; i++)
-			free(w->set[s].buf[i]);
 		free(w->set[s].buf);
 		free(w->set[s].bad);
 		free(w->set[s].io);
 	}
-	free(w->zero);
-	free(w->pq[0]);
-	free(w->pq[1]);
+	free(w->arena);
 }
 
+/* Every buffer is carved from one arena: two sets of a batch per role,
+ * zeroes, and scratch P and Q. */
 static int walk_alloc(struct parity_walk *w, struct rebuild_run *run, struct diag *d)
 {
+	uint8_t *at;
 	int s, i;
 
 	memset(w, 0, sizeof(*w));
@@ -157,6 +157,7 @@ static int walk_alloc(struct parity_walk *w, struct rebuild_run *run, struct dia
 	w->chunk = (size_t)run->a->geo.chunk_sectors * 512;
 	w->batch = BATCH_BYTES < w->chunk ? BATCH_BYTES : BATCH_BYTES / w->chunk * w->chunk;
 	w->pages = w->batch / PAGE;
+	at = w->arena = dev_alloc_huge((2 * (size_t)w->ndisks + 3) * w->batch);
 	for (s = 0; s < 2; s++) {
 		struct slab_set *ss = &w->set[s];
 
@@ -165,13 +166,13 @@ static int walk_alloc(struct parity_walk *w, struct rebuild_run *run, struct dia
 		ss->io = calloc((size_t)w->ndisks, sizeof(*ss->io));
 		if (!ss->buf || !ss->bad || !ss->io)
 			return diag_fail(d, "out of memory");
-		for (i = 0; i < w->ndisks; i++)
-			ss->buf[i] = dev_alloc(w->batch);
+		for (i = 0; i < w->ndisks; i++, at += w->batch)
+			ss->buf[i] = at;
 	}
-	w->zero = dev_alloc(w->batch);
+	w->zero = at;
 	memset(w->zero, 0, w->batch);
-	w->pq[0] = dev_alloc(w->batch);
-	w->pq[1] = dev_alloc(w->batch);
+	w->pq[0] = at + w->batch;
+	w->pq[1] = at + 2 * w->batch;
 	return 0;
 }
 
