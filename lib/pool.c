@@ -1,6 +1,8 @@
 /* pool: persistent worker threads, one per member.  A thread created per
  * batch cost more than the batch's I/O on a page-cached array (clone, stack
- * munmap and the TLB shootdowns it sends to every CPU). */
+ * munmap and the TLB shootdowns it sends to every CPU).  Each worker waits
+ * on its own semaphore, so a job wakes each once instead of every worker
+ * fighting for one lock after a broadcast. */
 #include <stdlib.h>
 
 #include "pool.h"
@@ -9,22 +11,16 @@ static void *pool_worker_run(void *p)
 {
 	struct pool_worker *w = p;
 	struct pool *pl = w->pool;
-	uint64_t seen = 0;
 
-	pthread_mutex_lock(&pl->mu);
 	for (;;) {
-		while (!pl->stop && pl->job == seen)
-			pthread_cond_wait(&pl->go, &pl->mu);
+		while (sem_wait(&w->go) != 0)
+			;
 		if (pl->stop)
 			break;
-		seen = pl->job;
-		pthread_mutex_unlock(&pl->mu);
 		pl->run(pl->items + (size_t)w->i * pl->size);
-		pthread_mutex_lock(&pl->mu);
-		if (--pl->pending == 0)
-			pthread_cond_signal(&pl->done);
+		if (atomic_fetch_sub(&pl->pending, 1) == 1)
+			sem_post(&pl->done);
 	}
-	pthread_mutex_unlock(&pl->mu);
 	return NULL;
 }
 
@@ -33,16 +29,16 @@ static void pool_join(struct pool *pl)
 {
 	int i;
 
-	if (pl->threaded) {
-		pthread_mutex_lock(&pl->mu);
-		pl->stop = true;
-		pthread_cond_broadcast(&pl->go);
-		pthread_mutex_unlock(&pl->mu);
-		for (i = 0; i < pl->n; i++)
-			if (pl->w[i].pool)
-				pthread_join(pl->w[i].th, NULL);
+	pl->stop = true;
+	for (i = 0; pl->w && i < pl->n; i++) {
+		if (pl->w[i].started) {
+			sem_post(&pl->w[i].go);
+			pthread_join(pl->w[i].th, NULL);
+		}
+		sem_destroy(&pl->w[i].go);
 	}
 	pl->threaded = false;
+	pl->stop = false;
 	free(pl->w);
 	pl->w = NULL;
 }
@@ -50,9 +46,7 @@ static void pool_join(struct pool *pl)
 void pool_stop(struct pool *pl)
 {
 	pool_join(pl);
-	pthread_mutex_destroy(&pl->mu);
-	pthread_cond_destroy(&pl->go);
-	pthread_cond_destroy(&pl->done);
+	sem_destroy(&pl->done);
 }
 
 void pool_start(struct pool *pl, int n)
@@ -60,17 +54,17 @@ void pool_start(struct pool *pl, int n)
 	int i;
 
 	*pl = (struct pool){ .n = n };
-	pthread_mutex_init(&pl->mu, NULL);
-	pthread_cond_init(&pl->go, NULL);
-	pthread_cond_init(&pl->done, NULL);
+	sem_init(&pl->done, 0, 0);
 	pl->w = n > 1 ? calloc((size_t)n, sizeof(*pl->w)) : NULL;
 	pl->threaded = pl->w != NULL;
 	for (i = 0; pl->threaded && i < n; i++) {
 		pl->w[i] = (struct pool_worker){ .pool = pl, .i = i };
-		if (pthread_create(&pl->w[i].th, NULL, pool_worker_run, &pl->w[i]) != 0) {
-			pl->w[i].pool = NULL;
+		sem_init(&pl->w[i].go, 0, 0);
+	}
+	for (i = 0; pl->threaded && i < n; i++) {
+		pl->w[i].started = pthread_create(&pl->w[i].th, NULL, pool_worker_run, &pl->w[i]) == 0;
+		if (!pl->w[i].started)
 			pool_join(pl);
-		}
 	}
 }
 
@@ -84,23 +78,18 @@ void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t s
 			run((char *)items + (size_t)i * size);
 		return;
 	}
-	pthread_mutex_lock(&pl->mu);
 	pl->run = run;
 	pl->items = items;
 	pl->size = size;
-	pl->pending = pl->n;
-	pl->job++;
-	pthread_cond_broadcast(&pl->go);
-	pthread_mutex_unlock(&pl->mu);
+	atomic_store(&pl->pending, pl->n);
+	for (i = 0; i < pl->n; i++)
+		sem_post(&pl->w[i].go);
 }
 
 void pool_wait(struct pool *pl)
 {
-	if (pl->threaded && pl->busy) {
-		pthread_mutex_lock(&pl->mu);
-		while (pl->pending)
-			pthread_cond_wait(&pl->done, &pl->mu);
-		pthread_mutex_unlock(&pl->mu);
-	}
+	if (pl->threaded && pl->busy)
+		while (sem_wait(&pl->done) != 0)
+			;
 	pl->busy = false;
 }

@@ -4,6 +4,8 @@
 #define STRIPE_POOL_H
 
 #include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,16 +14,17 @@ struct pool_worker {
 	struct pool *pool;
 	int i;
 	pthread_t th;
+	sem_t go;                    /* posted once per job, and to stop */
+	bool started;
 };
 
 struct pool {
-	pthread_mutex_t mu;
-	pthread_cond_t go, done;
 	void (*run)(void *item);
 	char *items;
 	size_t size;                 /* of one item */
-	uint64_t job;                /* bumped by every submit */
-	int n, pending;
+	int n;
+	atomic_int pending;          /* items of the job still running */
+	sem_t done;                  /* posted by the worker that finishes a job */
 	bool threaded, busy, stop;
 	struct pool_worker *w;
 };
