@@ -44,7 +44,7 @@ TOOLS="stripe-examine stripe-read"
 	[[ $stderr == *"--offset: '12Q' is not a size"* ]]
 }
 
-@test "make install puts tools, man pages and completion under DESTDIR, and make uninstall removes them" {
+@test "make install puts tools, scripts, man pages and completion under DESTDIR, and make uninstall removes them" {
 	local d=$BATS_TEST_TMPDIR/root
 	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr > /dev/null
 	[ -x "$d/usr/bin/stripe-examine" ]
@@ -53,6 +53,10 @@ TOOLS="stripe-examine stripe-read"
 	[ -f "$d/usr/share/man/man7/stripe.7" ]
 	[ -f "$d/usr/share/bash-completion/completions/stripe" ]
 	[ -L "$d/usr/share/bash-completion/completions/stripe-read" ]
+	[ -x "$d/usr/bin/stripe-rebuild" ] && [ -x "$d/usr/bin/stripe-verify" ] && [ -x "$d/usr/bin/stripe-recover" ]
+	[ -f "$d/usr/share/man/man1/stripe-recover.1" ]
+	[ -L "$d/usr/share/bash-completion/completions/stripe-verify" ]
+	[ ! -e "$d/usr/bin/stripe-deps" ] && [ ! -e "$d/usr/bin/stripe-demo" ]
 	make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr > /dev/null
 	[ -z "$(find "$d" -type f -o -type l)" ]
 }
