@@ -1,0 +1,4 @@
+/* hdparm: placeholder */
+#include "bench.h"
+int hdparm_run(const struct bench_params *p, struct bench_target *t, struct hdparm_results *r, struct diag *d)
+{ (void)p; (void)t; (void)r; return diag_fail(d, "not yet"); }
