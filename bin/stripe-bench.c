@@ -62,6 +62,7 @@ static void usage(FILE *out)
 		"  -f, --force             write to a file or device that carries a signature\n"
 		"  -m, --label NAME        the Machine column (default: the host name)\n"
 		"      --csv               a bonnie++ 1.98 CSV line instead of the table\n"
+		"      --csv-file FILE     also append the CSV line to FILE\n"
 		"      --json              one JSON document with the parameters and figures\n"
 		"  -q, --quiet             no warnings\n"
 		"  -v, --verbose           name each test as it starts\n"
@@ -78,6 +79,7 @@ static void usage(FILE *out)
 struct options {
 	struct bench_params p;
 	bool size_given, char_given, array, hdparm, csv, json, force, quiet, verbose;
+	const char *csv_file;
 	char label[64];
 };
 
@@ -187,7 +189,7 @@ static void default_label(char *buf, size_t len)
 
 enum {
 	OPT_CHUNK = 256, OPT_CHAR, OPT_SEEKS, OPT_SEEKERS, OPT_DIRECT, OPT_FSYNC, OPT_STDIO, OPT_THREADS,
-	OPT_HDPARM, OPT_SECONDS, OPT_ARRAY, OPT_SEED, OPT_CSV, OPT_JSON,
+	OPT_HDPARM, OPT_SECONDS, OPT_ARRAY, OPT_SEED, OPT_CSV, OPT_CSV_FILE, OPT_JSON,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -210,6 +212,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "label", required_argument, NULL, 'm' },
 		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "csv-file", required_argument, NULL, OPT_CSV_FILE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -280,6 +283,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			snprintf(o->label, sizeof(o->label), "%s", optarg);
 			break;
 		case OPT_CSV: o->csv = true; break;
+		case OPT_CSV_FILE: o->csv_file = optarg; break;
 		case OPT_JSON: o->json = true; break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
@@ -304,7 +308,7 @@ static int check_options(const struct options *o, int nargs)
 		why = "--csv and --json: choose one";
 	else if (o->hdparm && o->p.threads)
 		why = "--hdparm and --threads: choose one";
-	else if (o->hdparm && o->csv)
+	else if (o->hdparm && (o->csv || o->csv_file))
 		why = "--csv is bonnie++'s format; --hdparm has its own lines (or --json)";
 	else if (o->p.files.count && (o->array || o->hdparm || o->p.threads))
 		why = "--files needs a directory and the Bonnie tests (not --array, --hdparm or --threads)";
@@ -386,7 +390,7 @@ static int hold_target(const struct options *o, const struct bench_target *t, in
 	struct diag d;
 
 	*hold = -1;
-	if (t->kind == BENCH_DIR || o->hdparm)
+	if (t->kind == BENCH_DIR || t->kind == BENCH_ARRAY || o->hdparm)
 		return 0;
 	if (probe_refuse(t->path, o->force, false, &d) < 0) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
@@ -512,7 +516,28 @@ static int run_tests(struct options *o, struct bench_target *t, struct bench_res
 	return rc;
 }
 
-static void report(const struct options *o, const struct bench_target *t, const struct bench_results *r)
+/* --csv-file: the CSV line appended, so that runs gather in one file as
+ * bon_csv2html takes them. */
+static int append_csv(const struct options *o, const struct bench_report *rep)
+{
+	FILE *f;
+
+	if (!o->csv_file)
+		return 0;
+	f = fopen(o->csv_file, "a");
+	if (!f) {
+		fprintf(stderr, TOOL ": %s: cannot append the CSV line: %s\n", o->csv_file, strerror(errno));
+		return -1;
+	}
+	bench_print_csv(f, rep);
+	if (fclose(f) != 0) {
+		fprintf(stderr, TOOL ": %s: write error: %s\n", o->csv_file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int report(const struct options *o, const struct bench_target *t, const struct bench_results *r)
 {
 	struct bench_report rep = {
 		.mode = o->hdparm ? BENCH_HDPARM : o->p.threads ? BENCH_THREADS : BENCH_BONNIE,
@@ -529,6 +554,7 @@ static void report(const struct options *o, const struct bench_target *t, const 
 	} else {
 		bench_print_text(stdout, &rep);
 	}
+	return append_csv(o, &rep);
 }
 
 /* An array is marked dirty while the tests write it, as md would. */
@@ -605,7 +631,7 @@ int main(int argc, char **argv)
 	if (o.array)
 		array_close(&a);
 	if (rc == 0)
-		report(&o, &t, &r);
+		rc = report(&o, &t, &r);
 	free_results(&r);
 	return rc < 0 ? EXIT_ERROR : EXIT_OK;
 }

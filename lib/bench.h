@@ -194,6 +194,9 @@ int bonnie_array_tests(const struct bench_params *p, struct bench_target *t, str
 int bonnie_file_tests(const struct bench_params *p, struct bench_target *t, struct bench_results *r,
 		      struct diag *d);
 
+/* Keeps freed engine buffers in the heap for the next call (benchstripe.c). */
+void bench_array_heap(void);
+
 /* tiotest: p->threads threads, each writing, randomly writing, reading and
  * randomly reading size / threads bytes of its own (tiotest.c). */
 int tiotest_run(const struct bench_params *p, struct bench_target *t, struct tio_results *r, struct diag *d);
