@@ -446,8 +446,12 @@ static int settle_size(struct options *o, const struct bench_target *t)
 			fprintf(stderr, TOOL ": %s\n", d.msg);
 			return -1;
 		}
-		if (t->kind == BENCH_FILE && (o->size_given || cap == 0))
-			cap = UINT64_MAX;    /* a file grows to --size */
+		if (t->kind == BENCH_FILE && o->hdparm && cap == 0) {
+			fprintf(stderr, TOOL ": %s: empty file, nothing to read\n", t->path);
+			return -1;
+		}
+		if (t->kind == BENCH_FILE && !o->hdparm && (o->size_given || cap == 0))
+			cap = UINT64_MAX;    /* a file the tests write grows to --size */
 	}
 	if (!o->size_given) {
 		if (t->kind == BENCH_FILE && cap == UINT64_MAX) {
@@ -458,7 +462,7 @@ static int settle_size(struct options *o, const struct bench_target *t)
 	} else if (p->size > cap) {
 		fprintf(stderr, TOOL ": %s: --size %s is more than the %s the %s holds\n", t->path,
 			human(p->size, a, sizeof(a)), human(cap, b, sizeof(b)),
-			t->kind == BENCH_ARRAY ? "array" : "device");
+			t->kind == BENCH_ARRAY ? "array" : t->kind == BENCH_FILE ? "file" : "device");
 		return -1;
 	}
 	if (p->threads)

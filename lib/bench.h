@@ -145,10 +145,13 @@ extern const struct bench_test_name bench_test_names[BT_COUNT];
 struct bench_clock {
 	uint64_t wall_ns;
 	uint64_t user_ns, sys_ns;
+	int who;                     /* RUSAGE_SELF, or RUSAGE_THREAD for one thread's figure */
 };
 
 uint64_t bench_now_ns(void);
 void bench_clock_start(struct bench_clock *c);
+/* The same, counting the CPU time of the calling thread only. */
+void bench_clock_start_thread(struct bench_clock *c);
 /* Closes the figure: elapsed and CPU time since c; marks it run. */
 void bench_clock_stop(const struct bench_clock *c, struct bench_figure *f);
 /* Records one operation that took ns. */
@@ -196,6 +199,15 @@ int bonnie_file_tests(const struct bench_params *p, struct bench_target *t, stru
 
 /* Keeps freed engine buffers in the heap for the next call (benchstripe.c). */
 void bench_array_heap(void);
+/* A small read of the array as md serves it: from the member (or one of
+ * the copies) holding each piece, through the engine when it is missing. */
+int bench_array_read(struct array *a, void *buf, uint64_t off, size_t len, struct diag *d);
+/* A small write, parity and mirrors kept (stripe_write). */
+int bench_array_write(struct array *a, const void *buf, uint64_t off, size_t len, struct diag *d);
+/* What write() and close() leave on the disk: every member flushed. */
+int bench_array_sync(struct array *a, struct diag *d);
+/* --direct on an array: every member read and written past the page cache. */
+int bench_array_direct(struct array *a, struct diag *d);
 
 /* tiotest: p->threads threads, each writing, randomly writing, reading and
  * randomly reading size / threads bytes of its own (tiotest.c). */

@@ -165,12 +165,12 @@ static double pct(uint64_t ns, uint64_t elapsed)
 	return elapsed ? (double)ns * 100.0 / (double)elapsed : 0;
 }
 
-static void tio_rate_row(FILE *f, const char *item, const struct bench_figure *x)
+static void tio_rate_row(FILE *f, const char *thread, const char *item, const struct bench_figure *x)
 {
 	char rate[32];
 
 	snprintf(rate, sizeof(rate), "%.3f MB/s", bench_rate(x, x->bytes) / 1048576.0);
-	fprintf(f, "| %-14s %4.0f MBs | %6.1f s | %12s | %6.1f %% | %6.1f %% |\n", item, mib(x->bytes),
+	fprintf(f, "|%s %-12s %4.0f MBs | %6.1f s | %12s | %6.1f %% | %5.1f %% |\n", thread, item, mib(x->bytes),
 		(double)x->elapsed_ns / 1e9, rate, pct(x->user_ns, x->elapsed_ns), pct(x->sys_ns, x->elapsed_ns));
 }
 
@@ -188,7 +188,7 @@ static void print_tiotest(FILE *f, const struct bench_report *rep)
 {
 	const struct tio_results *t = &rep->r->tio;
 	struct bench_figure all = { 0 };
-	char item[32];
+	char thread[16];
 	unsigned i, k;
 
 	fprintf(f, "Tiotest results for %u concurrent io threads:\n", t->threads);
@@ -196,7 +196,7 @@ static void print_tiotest(FILE *f, const struct bench_report *rep)
 	fprintf(f, "| Item                  | Time     | Rate         | Usr CPU  | Sys CPU |\n");
 	fprintf(f, "+-----------------------+----------+--------------+----------+---------+\n");
 	for (k = 0; k < TIO_COUNT; k++)
-		tio_rate_row(f, tio_names[k], &t->total[k]);
+		tio_rate_row(f, "", tio_names[k], &t->total[k]);
 	fprintf(f, "`----------------------------------------------------------------------'\n");
 	fprintf(f, "Tiotest latency results:\n");
 	fprintf(f, ",-------------------------------------------------------------------------.\n");
@@ -209,16 +209,16 @@ static void print_tiotest(FILE *f, const struct bench_report *rep)
 	fprintf(f, "|--------------+-----------------+-----------------+----------+-----------|\n");
 	tio_latency_row(f, "Total", &all);
 	fprintf(f, "`--------------+-----------------+-----------------+----------+-----------'\n");
-	fprintf(f, "Per thread:\n");
-	fprintf(f, ",----------------------------------------------------------------------.\n");
-	fprintf(f, "| Item                  | Time     | Rate         | Usr CPU  | Sys CPU |\n");
-	fprintf(f, "+-----------------------+----------+--------------+----------+---------+\n");
+	fprintf(f, "Tiotest results per thread:\n");
+	fprintf(f, ",-------------------------------------------------------------------------------.\n");
+	fprintf(f, "| Thread | Item                  | Time     | Rate         | Usr CPU  | Sys CPU |\n");
+	fprintf(f, "+--------+-----------------------+----------+--------------+----------+---------+\n");
 	for (i = 0; i < t->threads; i++)
 		for (k = 0; k < TIO_COUNT; k++) {
-			snprintf(item, sizeof(item), "%u: %s", i + 1, tio_names[k]);
-			tio_rate_row(f, item, &t->per[i * TIO_COUNT + k]);
+			snprintf(thread, sizeof(thread), " %6u |", i + 1);
+			tio_rate_row(f, thread, tio_names[k], &t->per[i * TIO_COUNT + k]);
 		}
-	fprintf(f, "`----------------------------------------------------------------------'\n");
+	fprintf(f, "`-------------------------------------------------------------------------------'\n");
 }
 
 /* hdparm's lines: MB are MiB, as hdparm's. */
@@ -236,7 +236,10 @@ static void print_hdparm(FILE *f, const struct bench_report *rep)
 {
 	const struct hdparm_results *h = &rep->r->hdparm;
 
-	fprintf(f, "\n%s:\n", rep->t->path);
+	if (rep->t->kind == BENCH_ARRAY && rep->t->array)
+		fprintf(f, "\n%s (%s array):\n", rep->t->path, level_name(rep->t->array->geo.level));
+	else
+		fprintf(f, "\n%s:\n", rep->t->path);
 	if (h->cached.run) {
 		fprintf(f, " Timing %scached reads:   ", rep->p->direct ? "O_DIRECT " : "");
 		print_timing(f, &h->cached);

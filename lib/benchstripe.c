@@ -83,8 +83,7 @@ static long long window_source(void *ctx, void *buf, size_t len, struct diag *d)
 	return bench_stopped(s->t) ? diag_fail(d, "interrupted") : (long long)len;
 }
 
-/* What write() and close() leave on the disk: every member flushed. */
-static int sync_members(struct array *a, struct diag *d)
+int bench_array_sync(struct array *a, struct diag *d)
 {
 	int i;
 
@@ -113,7 +112,7 @@ static int write_test(const struct bench_params *p, struct bench_target *t, cons
 	s.last = c.wall_ns;
 	rc = stripe_write(t->array, 0, p->size, pattern_source, &s, &written, d);
 	if (rc == 0)
-		rc = sync_members(t->array, d);
+		rc = bench_array_sync(t->array, d);
 	bench_clock_stop(&c, f);
 	f->bytes = written;
 	return rc;
@@ -173,12 +172,12 @@ static int rewrite_test(const struct bench_params *p, struct bench_target *t, st
 		if (rc == 0)
 			rc = stripe_write(t->array, off, len, window_source, &s, &written, d);
 		if (rc == 0 && p->fsync)
-			rc = sync_members(t->array, d);
+			rc = bench_array_sync(t->array, d);
 		bench_op(f, bench_now_ns() - st);
 		f->ops++;
 	}
 	if (rc == 0)
-		rc = sync_members(t->array, d);
+		rc = bench_array_sync(t->array, d);
 	bench_clock_stop(&c, f);
 	f->bytes = p->size;
 	free(s.window);
@@ -195,33 +194,30 @@ static int copy_sink(void *ctx, const void *buf, size_t len, struct diag *d)
 	return 0;
 }
 
-/* A seek's read, as md serves it: from the member holding the chunk (one
- * of the copies of a mirror), or through the engine when that member is
- * missing. */
-static int array_read_chunk(struct seeker *s, void *buf, uint64_t off, struct diag *d)
+int bench_array_read(struct array *a, void *buf, uint64_t off, size_t len, struct diag *d)
 {
-	struct array *a = s->t->array;
-	uint64_t done = 0, len = s->p->chunk;
+	uint64_t done = 0;
 
 	while (done < len) {
 		struct copy c[ST_MAX_DISKS];
 		uint64_t at = off + done, run, piece;
-		int n = layout_locate(&a->geo, at / 512, c, &run), i;
-		struct member *m = NULL;
+		int n = layout_locate(&a->geo, at / 512, c, &run), i, turn = (int)(at / len % ST_MAX_DISKS);
+		const struct copy *pick = NULL;
 
-		for (i = 0; i < n && !m; i++)
-			m = a->role[c[(i + (int)(at / len)) % n].role];
-		if (!m) {
+		/* the copies of a mirror take turns, as md spreads reads */
+		for (i = 0; i < n && !pick; i++)
+			if (a->role[c[(i + turn) % n].role])
+				pick = &c[(i + turn) % n];
+		if (!pick) {
 			uint8_t *p = buf;
 
 			return stripe_read(a, off, len, copy_sink, &p, d);
 		}
-		i = (i - 1 + (int)(at / len)) % n;
 		piece = run * 512 - at % 512;
 		if (piece > len - done)
 			piece = len - done;
-		if (dev_read(&m->dev, (uint8_t *)buf + done, (size_t)piece,
-			     (m->sb.data_offset + c[i].sector) * 512 + at % 512, d) < 0)
+		if (dev_read(&a->role[pick->role]->dev, (uint8_t *)buf + done, (size_t)piece,
+			     (a->role[pick->role]->sb.data_offset + pick->sector) * 512 + at % 512, d) < 0)
 			return -1;
 		done += piece;
 	}
@@ -245,18 +241,29 @@ static long long chunk_source_fn(void *ctx, void *buf, size_t len, struct diag *
 	return (long long)n;
 }
 
+int bench_array_write(struct array *a, const void *buf, uint64_t off, size_t len, struct diag *d)
+{
+	struct chunk_source cs = { buf, len };
+	uint64_t written;
+
+	return stripe_write(a, off, len, chunk_source_fn, &cs, &written, d);
+}
+
+static int array_read_chunk(struct seeker *s, void *buf, uint64_t off, struct diag *d)
+{
+	return bench_array_read(s->t->array, buf, off, s->p->chunk, d);
+}
+
 /* A seek's write: parity (or the mirrors) kept through the engine, one at
  * a time, since two in one stripe row would each rewrite the row. */
 static int array_write_chunk(struct seeker *s, const void *buf, uint64_t off, struct diag *d)
 {
-	struct chunk_source cs = { buf, s->p->chunk };
-	uint64_t written;
 	int rc;
 
 	pthread_mutex_lock(s->t->write_lock);
-	rc = stripe_write(s->t->array, off, s->p->chunk, chunk_source_fn, &cs, &written, d);
+	rc = bench_array_write(s->t->array, buf, off, s->p->chunk, d);
 	if (rc == 0 && s->p->fsync)
-		rc = sync_members(s->t->array, d);
+		rc = bench_array_sync(s->t->array, d);
 	pthread_mutex_unlock(s->t->write_lock);
 	return rc;
 }
@@ -269,8 +276,7 @@ static int open_array_seeker(struct seeker *s, struct diag *d)
 	return 0;
 }
 
-/* --direct: the members are read and written past the page cache. */
-static int members_direct(struct array *a, struct diag *d)
+int bench_array_direct(struct array *a, struct diag *d)
 {
 	int i;
 
@@ -307,7 +313,7 @@ int bonnie_array_tests(const struct bench_params *p, struct bench_target *t, str
 	bench_array_heap();
 	t->write_lock = &lock;
 	if (p->direct)
-		rc = members_direct(t->array, d);
+		rc = bench_array_direct(t->array, d);
 	if (rc == 0)
 		rc = write_test(p, t, pattern, &r->fig[BT_WRITE], d);
 	if (rc == 0)

@@ -34,14 +34,25 @@ static uint64_t tv_ns(const struct timeval *tv)
 	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
 }
 
-void bench_clock_start(struct bench_clock *c)
+static void clock_start(struct bench_clock *c, int who)
 {
 	struct rusage ru;
 
-	getrusage(RUSAGE_SELF, &ru);
+	c->who = who;
+	getrusage(who, &ru);
 	c->user_ns = tv_ns(&ru.ru_utime);
 	c->sys_ns = tv_ns(&ru.ru_stime);
 	c->wall_ns = bench_now_ns();
+}
+
+void bench_clock_start(struct bench_clock *c)
+{
+	clock_start(c, RUSAGE_SELF);
+}
+
+void bench_clock_start_thread(struct bench_clock *c)
+{
+	clock_start(c, RUSAGE_THREAD);
 }
 
 void bench_clock_stop(const struct bench_clock *c, struct bench_figure *f)
@@ -49,7 +60,7 @@ void bench_clock_stop(const struct bench_clock *c, struct bench_figure *f)
 	uint64_t now = bench_now_ns();
 	struct rusage ru;
 
-	getrusage(RUSAGE_SELF, &ru);
+	getrusage(c->who, &ru);
 	f->run = true;
 	f->elapsed_ns = now > c->wall_ns ? now - c->wall_ns : 1;
 	f->user_ns = tv_ns(&ru.ru_utime) - c->user_ns;
