@@ -475,6 +475,8 @@ static int settle_size(struct options *o, const struct bench_target *t)
 	}
 	if (p->char_size > p->size)
 		p->char_size = p->size;
+	if (t->kind == BENCH_ARRAY || p->threads || o->hdparm || p->direct)
+		p->char_size = 0;    /* no per-character tests there */
 	return 0;
 }
 
@@ -607,7 +609,9 @@ int main(int argc, char **argv)
 	} else if (bench_target_open(&t, argv[optind], &d) < 0 ||
 		   (o.hdparm && t.kind == BENCH_DIR &&
 		    diag_fail(&d, "%s: --hdparm times a file, a block device or an array, not a directory",
-			      t.path) < 0)) {
+			      t.path) < 0) ||
+		   (o.p.files.count && t.kind != BENCH_DIR &&
+		    diag_fail(&d, "%s: --files needs a directory to make its files in", t.path) < 0)) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 		bench_target_cleanup(&t);
 		return EXIT_ERROR;
@@ -630,12 +634,12 @@ int main(int argc, char **argv)
 				interrupted && t.kind == BENCH_DIR ? "; temporary files removed" : "");
 	}
 	bench_target_cleanup(&t);
+	if (rc == 0)
+		rc = report(&o, &t, &r);
 	if (hold >= 0)
 		close(hold);
 	if (o.array)
 		array_close(&a);
-	if (rc == 0)
-		rc = report(&o, &t, &r);
 	free_results(&r);
 	return rc < 0 ? EXIT_ERROR : EXIT_OK;
 }

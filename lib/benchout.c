@@ -379,7 +379,7 @@ static void json_params(struct json *j, const struct bench_report *rep)
 	json_str(j, "label", p->label);
 	json_uint(j, "size_bytes", p->size);
 	json_uint(j, "chunk_bytes", p->chunk);
-	json_uint(j, "char_size_bytes", p->direct ? 0 : p->char_size);
+	json_uint(j, "char_size_bytes", p->char_size);
 	json_uint(j, "seeks", p->seeks);
 	json_uint(j, "seekers", p->seekers);
 	json_uint(j, "files", (uint64_t)p->files.count * 1024);
