@@ -55,6 +55,8 @@ static void *seeker_run(void *arg)
 		if (s->rc == 0 && bench_stopped(s->t))
 			s->rc = diag_fail(&s->d, "interrupted");
 	}
+	if (s->rc == 0 && s->finish)
+		s->rc = s->finish(s, &s->d);
 	free(buf);
 	return NULL;
 }

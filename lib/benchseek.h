@@ -23,6 +23,8 @@ struct seeker {
 	/* one chunk at byte offset off of the target */
 	int (*read_chunk)(struct seeker *s, void *buf, uint64_t off, struct diag *d);
 	int (*write_chunk)(struct seeker *s, const void *buf, uint64_t off, struct diag *d);
+	/* after the last seek, inside the time: what bonnie++'s close does (fsync) */
+	int (*finish)(struct seeker *s, struct diag *d);
 	int fd;                      /* -1 when read_chunk needs none */
 	struct bench_figure fig;
 	pthread_t th;

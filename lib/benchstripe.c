@@ -268,11 +268,17 @@ static int array_write_chunk(struct seeker *s, const void *buf, uint64_t off, st
 	return rc;
 }
 
+static int array_finish(struct seeker *s, struct diag *d)
+{
+	return bench_array_sync(s->t->array, d);
+}
+
 static int open_array_seeker(struct seeker *s, struct diag *d)
 {
 	(void)d;
 	s->read_chunk = array_read_chunk;
 	s->write_chunk = array_write_chunk;
+	s->finish = array_finish;
 	return 0;
 }
 

@@ -298,11 +298,19 @@ static int fd_write_chunk(struct seeker *s, const void *buf, uint64_t off, struc
 	return 0;
 }
 
+static int fd_finish(struct seeker *s, struct diag *d)
+{
+	if (fsync(s->fd) < 0 && errno != EINVAL)
+		return diag_fail(d, "%s: fsync failed: %s", s->t->file, strerror(errno));
+	return 0;
+}
+
 static int open_fd_seeker(struct seeker *s, struct diag *d)
 {
 	s->fd = open_file(s->p, s->t, false, s->p->direct, d);
 	s->read_chunk = fd_read_chunk;
 	s->write_chunk = fd_write_chunk;
+	s->finish = fd_finish;
 	return s->fd < 0 ? -1 : 0;
 }
 
