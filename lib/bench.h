@@ -206,8 +206,9 @@ int bench_array_read(struct array *a, void *buf, uint64_t off, size_t len, struc
 int bench_array_write(struct array *a, const void *buf, uint64_t off, size_t len, struct diag *d);
 /* What write() and close() leave on the disk: every member flushed. */
 int bench_array_sync(struct array *a, struct diag *d);
-/* --direct on an array: every member read and written past the page cache. */
-int bench_array_direct(struct array *a, struct diag *d);
+/* --direct on an array: every member read and written past the page cache
+ * (on), or through it again (off, before the superblocks are written). */
+int bench_array_direct(struct array *a, bool on, struct diag *d);
 
 /* tiotest: p->threads threads, each writing, randomly writing, reading and
  * randomly reading size / threads bytes of its own (tiotest.c). */

@@ -282,7 +282,7 @@ static int open_array_seeker(struct seeker *s, struct diag *d)
 	return 0;
 }
 
-int bench_array_direct(struct array *a, struct diag *d)
+int bench_array_direct(struct array *a, bool on, struct diag *d)
 {
 	int i;
 
@@ -293,8 +293,9 @@ int bench_array_direct(struct array *a, struct diag *d)
 		if (!dv)
 			continue;
 		fl = fcntl(dv->fd, F_GETFL);
-		if (fl < 0 || fcntl(dv->fd, F_SETFL, fl | O_DIRECT) < 0)
-			return diag_fail(d, "%s: cannot use direct I/O: %s", dv->path, strerror(errno));
+		if (fl < 0 || fcntl(dv->fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) < 0)
+			return diag_fail(d, "%s: cannot %s direct I/O: %s", dv->path, on ? "use" : "leave",
+					 strerror(errno));
 	}
 	return 0;
 }
@@ -319,7 +320,7 @@ int bonnie_array_tests(const struct bench_params *p, struct bench_target *t, str
 	bench_array_heap();
 	t->write_lock = &lock;
 	if (p->direct)
-		rc = bench_array_direct(t->array, d);
+		rc = bench_array_direct(t->array, true, d);
 	if (rc == 0)
 		rc = write_test(p, t, pattern, &r->fig[BT_WRITE], d);
 	if (rc == 0)
@@ -328,6 +329,8 @@ int bonnie_array_tests(const struct bench_params *p, struct bench_target *t, str
 		rc = read_test(p, t, &r->fig[BT_READ], d);
 	if (rc == 0 && p->seeks)
 		rc = bench_seeks(p, t, &r->fig[BT_SEEKS], open_array_seeker, d);
+	if (p->direct && bench_array_direct(t->array, false, rc ? NULL : d) < 0)
+		rc = -1;
 	t->write_lock = NULL;
 	pthread_mutex_destroy(&lock);
 	free(pattern);

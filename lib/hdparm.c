@@ -187,7 +187,7 @@ static int time_device(struct source *s, struct hdparm_timing *h, struct diag *d
 static int open_source(struct source *s, struct diag *d)
 {
 	if (s->t->kind == BENCH_ARRAY)
-		return s->p->direct ? bench_array_direct(s->t->array, d) : 0;
+		return s->p->direct ? bench_array_direct(s->t->array, true, d) : 0;
 	s->fd = open(s->t->file, O_RDONLY | O_CLOEXEC | (s->p->direct ? O_DIRECT : 0));
 	if (s->fd < 0)
 		return diag_fail(d, "%s: cannot open for reading%s: %s", s->t->path,
@@ -222,6 +222,8 @@ int hdparm_run(const struct bench_params *p, struct bench_target *t, struct hdpa
 	}
 	if (s.fd >= 0)
 		close(s.fd);
+	if (t->kind == BENCH_ARRAY && p->direct && bench_array_direct(t->array, false, rc ? NULL : d) < 0)
+		rc = -1;
 	munlock(s.buf, TIMING_BUF);
 	free(s.buf);
 	return rc;

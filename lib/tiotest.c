@@ -238,7 +238,7 @@ int tiotest_run(const struct bench_params *p, struct bench_target *t, struct tio
 	if (t->kind == BENCH_ARRAY) {
 		bench_array_heap();
 		if (p->direct)
-			rc = bench_array_direct(t->array, d);
+			rc = bench_array_direct(t->array, true, d);
 	}
 	for (i = 0; i < n; i++) {
 		th[i] = (struct tio_thread){ .p = p, .t = t, .id = i + 1, .fd = -1, .len = per,
@@ -253,6 +253,8 @@ int tiotest_run(const struct bench_params *p, struct bench_target *t, struct tio
 	}
 	for (k = 0; rc == 0 && k < TIO_COUNT; k++)
 		rc = run_test(th, n, (enum tio_test)k, &r->total[k], d);
+	if (t->kind == BENCH_ARRAY && p->direct && bench_array_direct(t->array, false, rc ? NULL : d) < 0)
+		rc = -1;
 	for (i = 0; i < n; i++) {
 		if (th[i].fd >= 0)
 			close(th[i].fd);

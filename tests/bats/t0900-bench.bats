@@ -345,6 +345,17 @@ assert "per_char_write" not in r
 	stripe-check --progress none "${M[@]}" >/dev/null
 }
 
+@test "--array --direct goes past the page cache and leaves the array clean" {
+	make_raid5
+	run --separate-stderr stripe-bench -q -s 4M --seeks 100 --direct --json --array "${M[@]}"
+	assert_success
+	json_check "$output" 'assert d["parameters"]["direct"] is True and d["results"]["block_read"]["rate_bytes_per_s"] > 0'
+	run stripe-bench --hdparm --direct --seconds 0.15 --array "${M[@]}"
+	assert_success
+	assert_line --regexp '^ Timing O_DIRECT disk reads: '
+	[ "$(stripe-examine --json "${M[@]}" | jq -r .array.needs_resync)" = false ]
+}
+
 @test "usage errors exit 2 with a message" {
 	run stripe-bench --csv --json "$D"
 	assert_failure 2
