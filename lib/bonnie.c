@@ -17,8 +17,7 @@ static int interrupted(struct diag *d)
 	return diag_fail(d, "interrupted");
 }
 
-static int open_file(const struct bench_params *p, const struct bench_target *t, bool create, bool direct,
-		     struct diag *d)
+static int open_file(const struct bench_target *t, bool create, bool direct, struct diag *d)
 {
 	int flags = O_RDWR | O_CLOEXEC, fd;
 
@@ -30,7 +29,6 @@ static int open_file(const struct bench_params *p, const struct bench_target *t,
 	if (fd < 0)
 		return diag_fail(d, "%s: cannot open for %s: %s", t->file, direct ? "direct I/O" : "reading and writing",
 				 strerror(errno));
-	(void)p;
 	return fd;
 }
 
@@ -100,7 +98,7 @@ static int putc_test(const struct bench_params *p, struct bench_target *t, struc
 	int fd, rc = 0;
 
 	note(t, BT_PUTC);
-	if ((fd = open_file(p, t, true, false, d)) < 0)
+	if ((fd = open_file(t, true, false, d)) < 0)
 		return -1;
 	if (p->stdio && !(fp = fdopen(fd, "w"))) {
 		close(fd);
@@ -151,7 +149,7 @@ static int getc_test(const struct bench_params *p, struct bench_target *t, struc
 	int fd, rc = 0;
 
 	note(t, BT_GETC);
-	if ((fd = open_file(p, t, false, false, d)) < 0)
+	if ((fd = open_file(t, false, false, d)) < 0)
 		return -1;
 	if (p->stdio && !(fp = fdopen(fd, "r"))) {
 		close(fd);
@@ -197,7 +195,7 @@ static int write_test(const struct bench_params *p, struct bench_target *t, void
 	int fd, rc = 0;
 
 	note(t, BT_WRITE);
-	if ((fd = open_file(p, t, true, p->direct, d)) < 0)
+	if ((fd = open_file(t, true, p->direct, d)) < 0)
 		return -1;
 	bench_clock_start(&c);
 	for (off = 0; rc == 0 && off < p->size; off += p->chunk) {
@@ -227,7 +225,7 @@ static int rewrite_test(const struct bench_params *p, struct bench_target *t, vo
 	int fd, rc = 0;
 
 	note(t, BT_REWRITE);
-	if ((fd = open_file(p, t, false, p->direct, d)) < 0)
+	if ((fd = open_file(t, false, p->direct, d)) < 0)
 		return -1;
 	bench_clock_start(&c);
 	for (off = 0; rc == 0 && off < p->size; off += p->chunk) {
@@ -262,7 +260,7 @@ static int read_test(const struct bench_params *p, struct bench_target *t, void 
 	int fd, rc = 0;
 
 	note(t, BT_READ);
-	if ((fd = open_file(p, t, false, p->direct, d)) < 0)
+	if ((fd = open_file(t, false, p->direct, d)) < 0)
 		return -1;
 	bench_clock_start(&c);
 	for (off = 0; rc == 0 && off < p->size; off += p->chunk) {
@@ -307,7 +305,7 @@ static int fd_finish(struct seeker *s, struct diag *d)
 
 static int open_fd_seeker(struct seeker *s, struct diag *d)
 {
-	s->fd = open_file(s->p, s->t, false, s->p->direct, d);
+	s->fd = open_file(s->t, false, s->p->direct, d);
 	s->read_chunk = fd_read_chunk;
 	s->write_chunk = fd_write_chunk;
 	s->finish = fd_finish;
