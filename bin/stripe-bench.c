@@ -392,6 +392,10 @@ static int hold_target(const struct options *o, const struct bench_target *t, in
 	*hold = -1;
 	if (t->kind == BENCH_DIR || t->kind == BENCH_ARRAY || o->hdparm)
 		return 0;
+	if (access(t->path, W_OK) < 0) {
+		fprintf(stderr, TOOL ": %s: not writable: %s\n", t->path, strerror(errno));
+		return -1;
+	}
 	if (probe_refuse(t->path, o->force, false, &d) < 0) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 		return -1;

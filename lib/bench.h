@@ -122,7 +122,8 @@ struct bench_results {
 
 /* Looks at path: a directory gets a directory of the run's own inside it
  * (refused with a clear message when path is not writable), a regular file
- * or a block device is used in place.  The array kind is set up by the
+ * or a block device is used in place (it must be readable; whether it may
+ * be written is the caller's to check).  The array kind is set up by the
  * caller. */
 int bench_target_open(struct bench_target *t, const char *path, struct diag *d);
 /* Fails naming the filesystem when it has less than need bytes free for

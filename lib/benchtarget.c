@@ -48,8 +48,8 @@ int bench_target_open(struct bench_target *t, const char *path, struct diag *d)
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return diag_fail(d, "%s: neither a directory, a regular file nor a block device", path);
 	t->kind = S_ISBLK(st.st_mode) ? BENCH_DEVICE : BENCH_FILE;
-	if (access(path, R_OK | W_OK) < 0)
-		return diag_fail(d, "%s: not writable: %s", path, strerror(errno));
+	if (access(path, R_OK) < 0)
+		return diag_fail(d, "%s: not readable: %s", path, strerror(errno));
 	t->file = strdup(path);
 	return t->file ? 0 : diag_fail(d, "out of memory");
 }

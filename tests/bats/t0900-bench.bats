@@ -17,7 +17,7 @@ setup() {
 
 teardown() {
 	# an immutable directory left by a failed test would stop bats' cleanup
-	chattr -i "$BATS_TEST_TMPDIR/ro" 2>/dev/null || :
+	chattr -i "$BATS_TEST_TMPDIR/ro" "$BATS_TEST_TMPDIR/ro.img" 2>/dev/null || :
 	chmod 755 "$BATS_TEST_TMPDIR/ro" 2>/dev/null || :
 }
 
@@ -242,6 +242,20 @@ interrupt_when() {
 	assert_success
 	json_check "$output" 'assert d["parameters"]["target_kind"] == "file" and d["results"]["block_read"]["bytes"] == 4 << 20'
 	[ "$(stat -c %s "$BATS_TEST_TMPDIR/target.img")" -eq $((4 << 20)) ]
+}
+
+@test "--hdparm reads a file it may not write; the Bonnie tests refuse it" {
+	head -c 4M /dev/urandom >"$BATS_TEST_TMPDIR/ro.img"
+	chmod 444 "$BATS_TEST_TMPDIR/ro.img"
+	if [ "$(id -u)" -eq 0 ]; then
+		chattr +i "$BATS_TEST_TMPDIR/ro.img" 2>/dev/null || skip "root, and chattr +i does not work here"
+	fi
+	run stripe-bench --hdparm --seconds 0.1 "$BATS_TEST_TMPDIR/ro.img"
+	assert_success
+	assert_line --regexp '^ Timing buffered disk reads: +4 MB in '
+	run stripe-bench "${SMALL[@]}" "$BATS_TEST_TMPDIR/ro.img"
+	assert_failure 2
+	assert_output --partial "$BATS_TEST_TMPDIR/ro.img: not writable"
 }
 
 @test "a file target with a filesystem is refused unless --force" {
