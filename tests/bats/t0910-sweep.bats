@@ -202,6 +202,30 @@ EOF
 	[ -z "$(ls "$BATS_TEST_TMPDIR"/s*.img 2>/dev/null)" ]
 }
 
+@test "the completion offers exactly the long options of stripe-sweep --help" {
+	local want have
+	want=$("$SWEEP" --help | sed -nE 's/^ +(-[A-Za-z0-9], )?(--[a-z0-9][a-z0-9-]*).*/\2/p' | sort -u)
+	# shellcheck source=../../completion/stripe
+	source "$TOP/completion/stripe"
+	COMP_WORDS=(stripe-sweep --)
+	COMP_CWORD=1
+	_stripe_sweep
+	have=$(printf '%s\n' "${COMPREPLY[@]}" | sort -u)
+	[ "$want" = "$have" ] || fail "help: $want; completion: $have"
+	[ "$(complete -p stripe-sweep)" = "complete -F _stripe_sweep stripe-sweep" ]
+}
+
+@test "stripe-sweep(1) documents every long option of its --help, and renders cleanly" {
+	local opt missing=""
+	for opt in $("$SWEEP" --help | sed -nE 's/^ +(-[A-Za-z0-9], )?(--[a-z0-9][a-z0-9-]*).*/\2/p'); do
+		grep -q -- "^\.B.*${opt//-/\\\\-}" "$TOP/man/stripe-sweep.1" || missing+=" $opt"
+	done
+	[ -z "$missing" ] || fail "not in stripe-sweep.1:$missing"
+	run groff -man -ww -z "$TOP/man/stripe-sweep.1"
+	assert_success
+	assert_output ""
+}
+
 @test "stripe-sweep passes shellcheck" {
 	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
 	shellcheck "$SWEEP"
