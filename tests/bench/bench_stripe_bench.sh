@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# bench_stripe_bench: stripe-bench's block write and block read against fio
+# (psync engine, the same file size, block size and buffered or O_DIRECT
+# mode) in one run, interleaved, medians of BENCH_REPS samples, as ratios
+# with the goal 0.9-1.1: the benchmark must cost what the I/O costs, no
+# more.  Then stripe-bench and bonnie++ on the same directory, side by side.
+#
+# usage: bench_stripe_bench     (run by tests/bench/run after "make bench")
+# env:   STRIPE_BIN   directory of the stripe-* programs (default TOP/bin)
+#        BENCH_DIR    directory to measure in (default a new one in $TMPDIR
+#                     or /tmp, on its disk)
+#        BENCH_REPS   samples per figure (default 5, at least 3)
+#        BENCH_MIB    file size in MiB for the fio cases (default 512)
+#        BONNIE_MIB   file size in MiB for the bonnie++ case (default 1024)
+#
+# Cases (fio job = one file, written then read, like stripe-bench's):
+#   disk, buffered 8K   Bonnie's chunk through the page cache; the write's
+#                       time includes the fsync and close (fio
+#                       --end_fsync=1), as Bonnie's does; the read finds the
+#                       file in the cache, as Bonnie's does (fio
+#                       --invalidate=0: fio drops it otherwise)
+#   disk, O_DIRECT 1M   past the page cache, 1 MiB transfers
+#   fio runs with --gtod_reduce=1: its per-transfer clock readings are its
+#   own cost, not the I/O's (bandwidth is still measured).
+#   tmpfs, buffered 8K  (when /dev/shm has room) memory copies and system
+#                       calls only, where each tool's own cost per transfer
+#                       shows; no goal
+# ratio = stripe-bench rate / fio rate, from their JSON (bytes per second).
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin=${STRIPE_BIN:-$top/bin}
+reps=${BENCH_REPS:-5}
+mib=${BENCH_MIB:-512}
+bmib=${BONNIE_MIB:-1024}
+((reps >= 3)) || reps=3
+[[ -x $bin/stripe-bench ]] || { echo "bench_stripe_bench: $bin/stripe-bench missing (run make)" >&2; exit 1; }
+for t in fio bonnie++ python3; do
+	command -v "$t" >/dev/null || { echo "bench_stripe_bench: $t is not installed (make deps / tools/stripe-deps bench)" >&2; exit 1; }
+done
+
+dir='' shm=''
+cleanup() {
+	[[ -n $dir ]] && rm -rf "$dir"
+	[[ -n $shm ]] && rm -rf "$shm"
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+if [[ -n ${BENCH_DIR:-} ]]; then
+	dir=$(mktemp -d "$BENCH_DIR/bench_stripe_bench.XXXXXX")
+else
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_stripe_bench.XXXXXX")
+fi
+
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+mbs() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+verdict() { awk -v r="$1" 'BEGIN { print (r >= 0.9 && r <= 1.1) ? "met" : "NOT met" }'; }
+jget() { python3 -c "import json, sys; d = json.load(sys.stdin); print(int($1))"; }
+
+# sb_rates DIR DIRECT BS: stripe-bench's block write and read rates (bytes/s)
+sb_rates() {
+	local where=$1 direct=$2 bs=$3 j
+	j=$("$bin/stripe-bench" -q --json -s "${mib}M" --chunk "$bs" --char-size 0 --seeks 0 \
+		${direct:+--direct} "$where")
+	printf '%s %s\n' "$(jget 'd["results"]["block_write"]["rate_bytes_per_s"]' <<<"$j")" \
+		"$(jget 'd["results"]["block_read"]["rate_bytes_per_s"]' <<<"$j")"
+}
+
+# fio_rates DIR DIRECT BS: fio's (psync) write then read of one file
+fio_rates() {
+	local where=$1 direct=$2 bs=$3 w r common
+	common=(--filename="$where/fio.data" --bs="$bs" --size="${mib}M" --ioengine=psync
+		--direct="${direct:-0}" --fallocate=none --invalidate=0 --gtod_reduce=1 --output-format=json)
+	w=$(fio --name=write --rw=write --end_fsync=1 "${common[@]}" 2>/dev/null |
+		jget 'd["jobs"][0]["write"]["bw_bytes"]')
+	r=$(fio --name=read --rw=read "${common[@]}" 2>/dev/null | jget 'd["jobs"][0]["read"]["bw_bytes"]')
+	rm -f "$where/fio.data"
+	printf '%s %s\n' "$w" "$r"
+}
+
+# one_case LABEL DIR DIRECT BS GOAL: medians of reps interleaved samples,
+# the order of the two tools swapped every other time.
+one_case() {
+	local label=$1 where=$2 direct=$3 bs=$4 goal=$5 i a b w r fwm frm t rt
+	local -a sw=() sr=() fw=() fr=()
+	for ((i = 0; i < reps; i++)); do
+		if ((i % 2)); then
+			read -r a b < <(fio_rates "$where" "$direct" "$bs")
+			fw+=("$a") fr+=("$b")
+			read -r a b < <(sb_rates "$where" "$direct" "$bs")
+			sw+=("$a") sr+=("$b")
+		else
+			read -r a b < <(sb_rates "$where" "$direct" "$bs")
+			sw+=("$a") sr+=("$b")
+			read -r a b < <(fio_rates "$where" "$direct" "$bs")
+			fw+=("$a") fr+=("$b")
+		fi
+	done
+	w=$(median "${sw[@]}") r=$(median "${sr[@]}") fwm=$(median "${fw[@]}") frm=$(median "${fr[@]}")
+	for t in write read; do
+		if [[ $t == write ]]; then a=$w b=$fwm; else a=$r b=$frm; fi
+		rt=$(ratio "$a" "$b")
+		rows+=("$(printf '%-30s %12s %12s %7s  %s' "$label block $t" "$(mbs "$a")" "$(mbs "$b")" "$rt" \
+			"$([[ $goal == 1 ]] && verdict "$rt" || echo "(no goal)")")")
+		[[ $goal == 1 ]] &&
+			goals+=("$(printf '%-40s ratio %5s  goal 0.9-1.1  %s' "$label block $t vs fio psync" "$rt" "$(verdict "$rt")")")
+	done
+	return 0
+}
+
+shm=
+if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
+	(($(df -Pm /dev/shm | awk 'NR == 2 { print $4 }') > mib * 2 + 64)); then
+	shm=$(mktemp -d /dev/shm/bench_stripe_bench.XXXXXX)
+fi
+echo "on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; ${mib} MiB files; medians of $reps"
+rows=() goals=()
+one_case "disk, buffered 8K" "$dir" "" 8K 1
+one_case "disk, O_DIRECT 1M" "$dir" 1 1M 1
+[[ -n $shm ]] && one_case "tmpfs, buffered 8K" "$shm" "" 8K 0
+
+echo
+printf '%-30s %12s %12s %7s\n' "case" "stripe MiB/s" "fio MiB/s" "ratio"
+printf '%s\n' "${rows[@]}"
+[[ -n $shm ]] && cat <<'NOTE'
+(on tmpfs a transfer is a memory copy and a system call, and fio's own
+bookkeeping per transfer shows: it is no goal there)
+NOTE
+
+# Side by side with bonnie++: the same directory, size, chunk (8K), seeks
+# and seekers, buffered; bonnie++'s -r says the size is twice the RAM, so it
+# runs the size asked for.  "+++++" is bonnie++'s "under 0.5 s, no figure".
+echo
+echo "stripe-bench and bonnie++ on $dir, ${bmib} MiB, 8K chunks, buffered:"
+"$bin/stripe-bench" -q -m stripe -s "${bmib}M" --csv "$dir" >"$dir/sb.csv"
+bonnie++ -q -d "$dir" -s "$bmib" -r $((bmib / 2)) -n 0 -m bonnie -u "$(id -u)" >"$dir/bb.csv" 2>/dev/null
+bon_csv2txt <"$dir/bb.csv" | sed -n '1,5p'
+python3 - "$dir/sb.csv" "$dir/bb.csv" <<'EOF'
+import sys
+sb, bb = (open(p).read().strip().split(",") for p in sys.argv[1:])
+names = ["per-char write", "block write", "rewrite", "per-char read", "block read", "random seeks"]
+print()
+print("%-16s %14s %14s %7s" % ("test", "stripe-bench", "bonnie++", "ratio"))
+for k, name in enumerate(names):
+    a, b = sb[9 + 2 * k], bb[9 + 2 * k]
+    unit = "/s" if k == 5 else " K/s"
+    try:
+        r = "%.2f" % (float(a) / float(b))
+    except ValueError:
+        r = "-"
+    print("%-16s %14s %14s %7s" % (name, a + unit, b + (unit if b[:1].isdigit() else ""), r))
+EOF
+
+echo
+echo "goals:"
+printf '  %s\n' "${goals[@]}"
