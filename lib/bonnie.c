@@ -186,93 +186,72 @@ static int getc_test(const struct bench_params *p, struct bench_target *t, struc
 	return rc;
 }
 
-/* Block output: size bytes in chunk-sized write()s, then fsync and close. */
-static int write_test(const struct bench_params *p, struct bench_target *t, void *buf, struct bench_figure *f,
+/* One chunk of a block test at byte off of the open file. */
+typedef int (*block_step)(const struct bench_params *p, int fd, const char *file, void *buf,
+			  uint64_t off, struct diag *d);
+
+static int fsync_if_asked(const struct bench_params *p, int fd, const char *file, struct diag *d)
+{
+	if (p->fsync && fsync(fd) < 0)
+		return diag_fail(d, "%s: fsync failed: %s", file, strerror(errno));
+	return 0;
+}
+
+/* Block output: chunk-sized write()s. */
+static int write_step(const struct bench_params *p, int fd, const char *file, void *buf, uint64_t off,
 		      struct diag *d)
 {
-	struct bench_clock c;
-	uint64_t off;
-	int fd, rc = 0;
-
-	note(t, BT_WRITE);
-	if ((fd = open_file(t, true, p->direct, d)) < 0)
+	if (write_all(fd, file, buf, p->chunk, off, d) < 0)
 		return -1;
-	bench_clock_start(&c);
-	for (off = 0; rc == 0 && off < p->size; off += p->chunk) {
-		uint64_t s = bench_now_ns();
-
-		rc = write_all(fd, t->file, buf, p->chunk, off, d);
-		if (rc == 0 && p->fsync && fsync(fd) < 0)
-			rc = diag_fail(d, "%s: fsync failed: %s", t->file, strerror(errno));
-		bench_op(f, bench_now_ns() - s);
-		f->ops++;
-		if (rc == 0 && bench_stopped(t))
-			rc = interrupted(d);
-	}
-	if (sync_close(fd, t->file, true, rc ? NULL : d) < 0)
-		rc = -1;
-	bench_clock_stop(&c, f);
-	f->bytes = p->size;
-	return rc;
+	return fsync_if_asked(p, fd, file, d);
 }
 
 /* Rewrite: read a chunk, dirty a byte, seek back, write it. */
-static int rewrite_test(const struct bench_params *p, struct bench_target *t, void *buf, struct bench_figure *f,
+static int rewrite_step(const struct bench_params *p, int fd, const char *file, void *buf, uint64_t off,
 			struct diag *d)
 {
-	struct bench_clock c;
-	uint64_t off;
-	int fd, rc = 0;
-
-	note(t, BT_REWRITE);
-	if ((fd = open_file(t, false, p->direct, d)) < 0)
+	if (read_all(fd, file, buf, p->chunk, off, d) < 0)
 		return -1;
-	bench_clock_start(&c);
-	for (off = 0; rc == 0 && off < p->size; off += p->chunk) {
-		uint64_t s = bench_now_ns();
-
-		rc = read_all(fd, t->file, buf, p->chunk, off, d);
-		((char *)buf)[off / p->chunk % p->chunk]++;
-		if (rc == 0 && lseek(fd, -(off_t)p->chunk, SEEK_CUR) < 0)
-			rc = diag_fail(d, "%s: lseek back to byte %llu: %s", t->file, (unsigned long long)off,
-				       strerror(errno));
-		if (rc == 0)
-			rc = write_all(fd, t->file, buf, p->chunk, off, d);
-		if (rc == 0 && p->fsync && fsync(fd) < 0)
-			rc = diag_fail(d, "%s: fsync failed: %s", t->file, strerror(errno));
-		bench_op(f, bench_now_ns() - s);
-		f->ops++;
-		if (rc == 0 && bench_stopped(t))
-			rc = interrupted(d);
-	}
-	if (sync_close(fd, t->file, true, rc ? NULL : d) < 0)
-		rc = -1;
-	bench_clock_stop(&c, f);
-	f->bytes = p->size;
-	return rc;
+	((char *)buf)[off / p->chunk % p->chunk]++;
+	if (lseek(fd, -(off_t)p->chunk, SEEK_CUR) < 0)
+		return diag_fail(d, "%s: lseek back to byte %llu: %s", file, (unsigned long long)off,
+				 strerror(errno));
+	return write_step(p, fd, file, buf, off, d);
 }
 
-static int read_test(const struct bench_params *p, struct bench_target *t, void *buf, struct bench_figure *f,
+static int read_step(const struct bench_params *p, int fd, const char *file, void *buf, uint64_t off,
 		     struct diag *d)
 {
+	return read_all(fd, file, buf, p->chunk, off, d);
+}
+
+/* A block test: size bytes a chunk at a time, each step timed; writing
+ * tests end with fsync and close inside the clock, as bonnie++ does. */
+static int block_test(const struct bench_params *p, struct bench_target *t, void *buf, struct bench_figure *f,
+		      enum bench_test kind, block_step step, struct diag *d)
+{
+	bool writes = kind != BT_READ;
 	struct bench_clock c;
 	uint64_t off;
 	int fd, rc = 0;
 
-	note(t, BT_READ);
-	if ((fd = open_file(t, false, p->direct, d)) < 0)
+	note(t, kind);
+	if ((fd = open_file(t, kind == BT_WRITE, p->direct, d)) < 0)
 		return -1;
 	bench_clock_start(&c);
 	for (off = 0; rc == 0 && off < p->size; off += p->chunk) {
 		uint64_t s = bench_now_ns();
 
-		rc = read_all(fd, t->file, buf, p->chunk, off, d);
+		rc = step(p, fd, t->file, buf, off, d);
 		bench_op(f, bench_now_ns() - s);
 		f->ops++;
 		if (rc == 0 && bench_stopped(t))
 			rc = interrupted(d);
 	}
-	close(fd);
+	if (!writes)
+		close(fd);
+	else if (sync_close(fd, t->file, true, rc ? NULL : d) < 0)
+		rc = -1;
 	bench_clock_stop(&c, f);
 	f->bytes = p->size;
 	return rc;
@@ -291,9 +270,7 @@ static int fd_write_chunk(struct seeker *s, const void *buf, uint64_t off, struc
 		return diag_fail(d, "%s: lseek to byte %llu: %s", s->t->file, (unsigned long long)off, strerror(errno));
 	if (write_all(s->fd, s->t->file, buf, s->p->chunk, off, d) < 0)
 		return -1;
-	if (s->p->fsync && fsync(s->fd) < 0)
-		return diag_fail(d, "%s: fsync failed: %s", s->t->file, strerror(errno));
-	return 0;
+	return fsync_if_asked(s->p, s->fd, s->t->file, d);
 }
 
 static int fd_finish(struct seeker *s, struct diag *d)
@@ -323,13 +300,13 @@ int bonnie_io_tests(const struct bench_params *p, struct bench_target *t, struct
 	if (per_char)
 		rc = putc_test(p, t, &r->fig[BT_PUTC], d);
 	if (rc == 0)
-		rc = write_test(p, t, buf, &r->fig[BT_WRITE], d);
+		rc = block_test(p, t, buf, &r->fig[BT_WRITE], BT_WRITE, write_step, d);
 	if (rc == 0)
-		rc = rewrite_test(p, t, buf, &r->fig[BT_REWRITE], d);
+		rc = block_test(p, t, buf, &r->fig[BT_REWRITE], BT_REWRITE, rewrite_step, d);
 	if (rc == 0 && per_char)
 		rc = getc_test(p, t, &r->fig[BT_GETC], d);
 	if (rc == 0)
-		rc = read_test(p, t, buf, &r->fig[BT_READ], d);
+		rc = block_test(p, t, buf, &r->fig[BT_READ], BT_READ, read_step, d);
 	if (rc == 0 && p->seeks)
 		rc = bench_seeks(p, t, &r->fig[BT_SEEKS], open_fd_seeker, d);
 	free(buf);
