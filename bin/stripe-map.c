@@ -9,6 +9,7 @@
 #include <fuse.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -35,6 +36,9 @@
 #define FILE_NAME "array"
 #define FILE_PATH "/" FILE_NAME
 #define IO_BYTES (1u << 20)          /* largest FUSE read or write request */
+#define ENGINES 4                    /* requests served at once; the rest wait */
+#define WRITERS 2                    /* threads putting queued writes on the members */
+#define QUEUED_MAX 8                 /* writes answered but not yet on the members */
 
 extern char **environ;
 
@@ -81,11 +85,21 @@ struct map {
 	uint64_t lock_unit;          /* requests lock whole stripe rows (1 for copy levels) */
 	uint64_t blksize;            /* st_blksize: md's optimal I/O size */
 	struct rangelock rows;
+	struct stripe_engine engine[ENGINES];
+	bool engine_busy[ENGINES];
+	pthread_cond_t engine_freed; /* with mu */
 	uid_t uid;
 	gid_t gid;
 	struct timespec mapped_at;
-	pthread_mutex_t mu;          /* guards mtime */
+	pthread_mutex_t mu;          /* guards mtime, engine_busy and the write queue */
 	struct timespec mtime;
+	/* write-behind: a write is answered once queued, with its rows held,
+	 * so that later requests on those rows wait for it */
+	struct pending *queue, *queue_tail;
+	int inflight;                /* queued or being written */
+	bool stopping;
+	pthread_cond_t queued, drained;
+	pthread_t writer[WRITERS];
 	atomic_int opens;
 	atomic_bool io_failed, write_failed;
 	struct fuse *fuse;
@@ -144,6 +158,33 @@ static long long copy_in(void *ctx, void *buf, size_t len, struct diag *d)
 	return (long long)len;
 }
 
+/* An engine to serve a request with: its member threads stay up from one
+ * request to the next. */
+static struct stripe_engine *engine_take(struct map *m)
+{
+	int i;
+
+	pthread_mutex_lock(&m->mu);
+	for (;;) {
+		for (i = 0; i < ENGINES && m->engine_busy[i]; i++)
+			;
+		if (i < ENGINES)
+			break;
+		pthread_cond_wait(&m->engine_freed, &m->mu);
+	}
+	m->engine_busy[i] = true;
+	pthread_mutex_unlock(&m->mu);
+	return &m->engine[i];
+}
+
+static void engine_give(struct map *m, struct stripe_engine *e)
+{
+	pthread_mutex_lock(&m->mu);
+	m->engine_busy[e - m->engine] = false;
+	pthread_cond_signal(&m->engine_freed);
+	pthread_mutex_unlock(&m->mu);
+}
+
 /* Holds the stripe rows [off, off + len) touches: a write rewrites P and Q
  * of whole rows, and a degraded read rebuilds from them. */
 static void hold_rows(struct map *m, struct range_hold *h, uint64_t off, uint64_t len, bool excl)
@@ -167,13 +208,16 @@ static int map_read(const char *path, char *buf, size_t size, off_t off, struct 
 	size_t len = clamp(m, size, off);
 	struct membuf b = { (uint8_t *)buf, len, 0 };
 	struct range_hold h;
+	struct stripe_engine *e;
 	struct diag d;
 	int rc;
 
 	if (len == 0)
 		return 0;
 	hold_rows(m, &h, (uint64_t)off, len, false);
-	rc = stripe_read(m->a, (uint64_t)off, len, copy_out, &b, &d);
+	e = engine_take(m);
+	rc = stripe_engine_read(e, (uint64_t)off, len, copy_out, &b, &d);
+	engine_give(m, e);
 	rangelock_drop(&m->rows, &h);
 	if (rc < 0) {
 		report(m, "%s: reading %zu bytes at offset %lld: %s", m->a->members[0].path, len,
@@ -187,7 +231,8 @@ static int map_read(const char *path, char *buf, size_t size, off_t off, struct 
 /* Writes [off, off + len) from buf: the whole stripe rows in the middle in
  * one call, which computes their parity without reading, and the partial
  * rows at either end on their own, so that only those are read back. */
-static int write_rows(struct map *m, const uint8_t *buf, uint64_t off, uint64_t len, struct diag *d)
+static int write_rows(struct map *m, struct stripe_engine *e, const uint8_t *buf, uint64_t off, uint64_t len,
+		      struct diag *d)
 {
 	uint64_t u = m->lock_unit, end = off + len, lo = (off + u - 1) / u * u, hi = end / u * u;
 	uint64_t cut[4] = { off, lo, hi, end }, written;
@@ -199,10 +244,87 @@ static int write_rows(struct map *m, const uint8_t *buf, uint64_t off, uint64_t 
 	for (i = 0; i < 3; i++) {
 		struct membuf b = { (uint8_t *)buf + (cut[i] - off), cut[i + 1] - cut[i], 0 };
 
-		if (cut[i + 1] > cut[i] && stripe_write(m->a, cut[i], cut[i + 1] - cut[i], copy_in, &b, &written, d) < 0)
+		if (cut[i + 1] > cut[i] && stripe_engine_write(e, cut[i], cut[i + 1] - cut[i], copy_in, &b, &written, d) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* A write answered and queued: its bytes, and the hold on its rows that
+ * it keeps until they are on the members. */
+struct pending {
+	struct pending *next;
+	struct range_hold hold;
+	uint64_t off;
+	size_t len;
+	uint8_t data[];
+};
+
+static void write_pending(struct map *m, struct pending *p)
+{
+	struct stripe_engine *e = engine_take(m);
+	struct diag d;
+	int rc;
+
+	rc = write_rows(m, e, p->data, p->off, p->len, &d);
+	engine_give(m, e);
+	rangelock_drop(&m->rows, &p->hold);
+	if (rc < 0) {
+		report(m, "%s: writing %zu bytes at offset %llu: %s", m->a->members[0].path, p->len,
+		       (unsigned long long)p->off, d.msg);
+		atomic_store(&m->write_failed, true);
+	}
+	free(p);
+}
+
+static void *writer_thread(void *arg)
+{
+	struct map *m = arg;
+	struct pending *p;
+
+	pthread_mutex_lock(&m->mu);
+	for (;;) {
+		while (!m->queue && !m->stopping)
+			pthread_cond_wait(&m->queued, &m->mu);
+		p = m->queue;
+		if (!p)
+			break;
+		m->queue = p->next;
+		if (!m->queue)
+			m->queue_tail = NULL;
+		pthread_mutex_unlock(&m->mu);
+		write_pending(m, p);
+		pthread_mutex_lock(&m->mu);
+		m->inflight--;
+		pthread_cond_broadcast(&m->drained);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+static void enqueue(struct map *m, struct pending *p)
+{
+	pthread_mutex_lock(&m->mu);
+	while (m->inflight >= QUEUED_MAX)
+		pthread_cond_wait(&m->drained, &m->mu);
+	m->inflight++;
+	if (m->queue_tail)
+		m->queue_tail->next = p;
+	else
+		m->queue = p;
+	m->queue_tail = p;
+	pthread_cond_signal(&m->queued);
+	pthread_mutex_unlock(&m->mu);
+}
+
+/* Waits until every queued write is on the members; -EIO if one failed. */
+static int drain(struct map *m)
+{
+	pthread_mutex_lock(&m->mu);
+	while (m->inflight > 0)
+		pthread_cond_wait(&m->drained, &m->mu);
+	pthread_mutex_unlock(&m->mu);
+	return atomic_load(&m->write_failed) ? -EIO : 0;
 }
 
 static void touch_mtime(struct map *m)
@@ -219,23 +341,21 @@ static int map_write(const char *path, const char *buf, size_t size, off_t off, 
 {
 	struct map *m = this_map();
 	size_t len = clamp(m, size, off);
-	struct range_hold h;
-	struct diag d;
-	int rc;
+	struct pending *p;
 
 	if (m->read_only)
 		return -EROFS;
+	if (atomic_load(&m->write_failed))
+		return -EIO;
 	if (len == 0)
 		return size ? -ENOSPC : 0;
-	hold_rows(m, &h, (uint64_t)off, len, true);
-	rc = write_rows(m, (const uint8_t *)buf, (uint64_t)off, len, &d);
-	rangelock_drop(&m->rows, &h);
-	if (rc < 0) {
-		report(m, "%s: writing %zu bytes at offset %lld: %s", m->a->members[0].path, len,
-		       (long long)off, d.msg);
-		atomic_store(&m->write_failed, true);
-		return -EIO;
-	}
+	p = malloc(sizeof(*p) + len);
+	if (!p)
+		return -ENOMEM;
+	*p = (struct pending){ .off = (uint64_t)off, .len = len };
+	memcpy(p->data, buf, len);
+	hold_rows(m, &p->hold, p->off, len, true);
+	enqueue(m, p);
 	touch_mtime(m);
 	return (int)len;
 }
@@ -258,6 +378,8 @@ static int map_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 
 	if (m->read_only)
 		return 0;
+	if (drain(m) < 0)
+		return -EIO;
 	if (sync_members(m, &d) < 0) {
 		report(m, "%s", d.msg);
 		atomic_store(&m->write_failed, true);
@@ -318,6 +440,13 @@ static int map_open(const char *path, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	atomic_fetch_add(&m->opens, 1);
 	return 0;
+}
+
+/* close(2): what was written through this file is on the members, or the
+ * error that kept it off them is reported. */
+static int map_flush(const char *path, struct fuse_file_info *fi)
+{
+	return drain(this_map());
 }
 
 static int map_release(const char *path, struct fuse_file_info *fi)
@@ -403,6 +532,7 @@ static const struct fuse_operations map_ops = {
 	.read = map_read,
 	.write = map_write,
 	.fsync = map_fsync,
+	.flush = map_flush,
 	.release = map_release,
 	.truncate = map_truncate,
 	.utimens = map_utimens,
@@ -621,6 +751,9 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 		m->blksize = 4096;
 	rangelock_init(&m->rows);
 	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->engine_freed, NULL);
+	pthread_cond_init(&m->queued, NULL);
+	pthread_cond_init(&m->drained, NULL);
 	m->uid = getuid();
 	m->gid = getgid();
 	clock_gettime(CLOCK_REALTIME, &m->mapped_at);
@@ -656,23 +789,63 @@ static struct fuse *mount_map(struct map *m)
 	return f;
 }
 
+/* The threads behind the FUSE loop: an engine per request served at once
+ * and the writers that empty the write queue.  Returns how many writers
+ * started (all of them, or the start failed). */
+static int start_workers(struct map *m)
+{
+	int i, n;
+
+	for (i = 0; i < ENGINES; i++)
+		stripe_engine_start(&m->engine[i], m->a);
+	for (n = 0; n < WRITERS; n++)
+		if (pthread_create(&m->writer[n], NULL, writer_thread, m) != 0)
+			break;
+	return n;
+}
+
+/* Puts every queued write on the members, then ends the writers (the
+ * first nwriters) and the engines. */
+static void stop_workers(struct map *m, int nwriters)
+{
+	int i;
+
+	drain(m);
+	pthread_mutex_lock(&m->mu);
+	m->stopping = true;
+	pthread_cond_broadcast(&m->queued);
+	pthread_mutex_unlock(&m->mu);
+	for (i = 0; i < nwriters; i++)
+		pthread_join(m->writer[i], NULL);
+	for (i = 0; i < ENGINES; i++)
+		stripe_engine_stop(&m->engine[i]);
+}
+
 /* Serves requests until the mount goes away (or a second signal). */
 static int serve(struct map *m)
 {
-	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	struct fuse_loop_config *cfg;
+	int nwriters, rc = -1;
 	pthread_t sig_th;
-	int rc;
 
 	setup_signals(m);
 	m->loop_thread = pthread_self();
-	if (pthread_create(&sig_th, NULL, signal_thread, m) != 0) {
-		report(m, "%s: cannot start the signal thread", m->mountpoint);
-		fuse_loop_cfg_destroy(cfg);
+	nwriters = start_workers(m);
+	if (nwriters < WRITERS) {
+		report(m, "%s: cannot start the writer threads", m->mountpoint);
+		stop_workers(m, nwriters);
 		return -1;
 	}
+	if (pthread_create(&sig_th, NULL, signal_thread, m) != 0) {
+		report(m, "%s: cannot start the signal thread", m->mountpoint);
+		stop_workers(m, nwriters);
+		return -1;
+	}
+	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, 16);
 	rc = fuse_loop_mt(m->fuse, cfg);
 	fuse_loop_cfg_destroy(cfg);
+	stop_workers(m, nwriters);
 	pthread_kill(sig_th, SIGUSR1);
 	pthread_join(sig_th, NULL);
 	if (rc != 0)
@@ -706,6 +879,16 @@ static int finish(struct map *m, bool was_clean)
 	return atomic_load(&m->io_failed) ? -1 : rc;
 }
 
+/* Every request allocates the engine's stripe buffers afresh: keep them
+ * in the heap, and keep freed heap, so that a request reuses the pages the
+ * last one touched instead of faulting in newly mapped ones. */
+static void tune_malloc(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_ARENA_MAX, 1);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -715,6 +898,7 @@ int main(int argc, char **argv)
 	bool was_clean;
 	int rc;
 
+	tune_malloc();
 	if (parse_args(argc, argv, &o) < 0 || check_mountpoint(o.mountpoint, m.mountpoint) < 0)
 		return EXIT_ERROR;
 	if (open_array(&a, &o) < 0)
@@ -747,6 +931,9 @@ int main(int argc, char **argv)
 	if (finish(&m, was_clean) < 0)
 		rc = -1;
 	rangelock_destroy(&m.rows);
+	pthread_cond_destroy(&m.engine_freed);
+	pthread_cond_destroy(&m.queued);
+	pthread_cond_destroy(&m.drained);
 	pthread_mutex_destroy(&m.mu);
 	array_close(&a);
 	return rc < 0 ? EXIT_ERROR : EXIT_OK;

@@ -62,6 +62,14 @@ int geometry_init(struct geometry *g, int level, int layout, int raid_disks,
 		  uint32_t chunk_sectors, uint64_t dev_sectors,
 		  const uint64_t *member_sectors, struct diag *d);
 
+/* The I/O sizes md's queue advertises for the array, in bytes, 0 where it
+ * sets none (queue/minimum_io_size and optimal_io_size, which libblkid
+ * reports and mke2fs turns into stride and stripe width): raid0 the chunk
+ * and chunk * members; raid4/5/6 the chunk and chunk * data members;
+ * raid10 the chunk and chunk * members / near copies (all members when the
+ * near copies do not divide them); raid1 none. */
+void geometry_io_hints(const struct geometry *g, uint64_t *min_io, uint64_t *opt_io);
+
 /* Placement of one RAID4/5/6 stripe row. */
 struct stripe_map {
 	int data_disks;
@@ -86,14 +94,6 @@ struct copy {
  * the kernel's slot order) and returns how many.  *run is how many sectors
  * from s stay contiguous in all of them (up to the end of the chunk or zone). */
 int layout_locate(const struct geometry *g, uint64_t s, struct copy *c, uint64_t *run);
-
-/* The I/O sizes md's queue advertises for the array, in bytes, 0 where it
- * sets none (queue/minimum_io_size and optimal_io_size, which libblkid
- * reports and mke2fs turns into stride and stripe width): raid0 the chunk
- * and chunk * members; raid4/5/6 the chunk and chunk * data members;
- * raid10 the chunk and chunk * members / near copies (all members when the
- * near copies do not divide them); raid1 none. */
-void geometry_io_hints(const struct geometry *g, uint64_t *min_io, uint64_t *opt_io);
 
 /* Names of the layout numbers, as mdadm prints them ("left-symmetric",
  * "near=2", "original"); NULL if the number has no name at this level. */
