@@ -214,13 +214,3 @@ fill_fs() {
 	[[ $stderr == *"m0.img"*"in use"* ]] || fail "$stderr"
 	! mountpoint -q "$D/mnt2"
 }
-
-@test "a command line without a mountpoint is refused with status 2" {
-	run --separate-stderr stripe-map
-	assert_failure 2
-	[[ $stderr == *"no members and no mountpoint given"* ]] || fail "$stderr"
-	truncate -s 1M "$D/x.img"
-	run --separate-stderr stripe-map "$D/x.img"
-	assert_failure 2
-	[[ $stderr == *"no mountpoint given"* ]] || fail "$stderr"
-}
