@@ -37,8 +37,10 @@
 #define FILE_PATH "/" FILE_NAME
 #define IO_BYTES (1u << 20)          /* largest FUSE read or write request */
 #define ENGINES 4                    /* requests served at once; the rest wait */
-#define WRITERS 2                    /* threads putting queued writes on the members */
 #define QUEUED_MAX 8                 /* writes answered but not yet on the members */
+#define MERGE_BYTES (8u << 20)       /* queued writes that follow each other, written as one */
+
+enum { HOLD_READS, HOLD_WRITES };    /* rangelock groups */
 
 extern char **environ;
 
@@ -94,12 +96,13 @@ struct map {
 	pthread_mutex_t mu;          /* guards mtime, engine_busy and the write queue */
 	struct timespec mtime;
 	/* write-behind: a write is answered once queued, with its rows held,
-	 * so that later requests on those rows wait for it */
+	 * so that later reads of those rows wait for it; one writer thread
+	 * applies the queue in order */
 	struct pending *queue, *queue_tail;
 	int inflight;                /* queued or being written */
 	bool stopping;
 	pthread_cond_t queued, drained;
-	pthread_t writer[WRITERS];
+	pthread_t writer;
 	atomic_int opens;
 	atomic_bool io_failed, write_failed;
 	struct fuse *fuse;
@@ -147,17 +150,6 @@ static int copy_out(void *ctx, const void *buf, size_t len, struct diag *d)
 	return 0;
 }
 
-static long long copy_in(void *ctx, void *buf, size_t len, struct diag *d)
-{
-	struct membuf *b = ctx;
-
-	if (len > b->len - b->at)
-		len = b->len - b->at;
-	memcpy(buf, b->p + b->at, len);
-	b->at += len;
-	return (long long)len;
-}
-
 /* An engine to serve a request with: its member threads stay up from one
  * request to the next. */
 static struct stripe_engine *engine_take(struct map *m)
@@ -187,11 +179,11 @@ static void engine_give(struct map *m, struct stripe_engine *e)
 
 /* Holds the stripe rows [off, off + len) touches: a write rewrites P and Q
  * of whole rows, and a degraded read rebuilds from them. */
-static void hold_rows(struct map *m, struct range_hold *h, uint64_t off, uint64_t len, bool excl)
+static void hold_rows(struct map *m, struct range_hold *h, uint64_t off, uint64_t len, int group)
 {
 	uint64_t u = m->lock_unit;
 
-	rangelock_take(&m->rows, h, off / u * u, (off + len + u - 1) / u * u, excl);
+	rangelock_take(&m->rows, h, off / u * u, (off + len + u - 1) / u * u, group);
 }
 
 /* The length of a request at off cut at the end of the file. */
@@ -214,7 +206,7 @@ static int map_read(const char *path, char *buf, size_t size, off_t off, struct 
 
 	if (len == 0)
 		return 0;
-	hold_rows(m, &h, (uint64_t)off, len, false);
+	hold_rows(m, &h, (uint64_t)off, len, HOLD_READS);
 	e = engine_take(m);
 	rc = stripe_engine_read(e, (uint64_t)off, len, copy_out, &b, &d);
 	engine_give(m, e);
@@ -231,8 +223,8 @@ static int map_read(const char *path, char *buf, size_t size, off_t off, struct 
 /* Writes [off, off + len) from buf: the whole stripe rows in the middle in
  * one call, which computes their parity without reading, and the partial
  * rows at either end on their own, so that only those are read back. */
-static int write_rows(struct map *m, struct stripe_engine *e, const uint8_t *buf, uint64_t off, uint64_t len,
-		      struct diag *d)
+static int write_rows(struct map *m, struct stripe_engine *e, uint64_t off, uint64_t len,
+		      stripe_source source, void *ctx, struct diag *d)
 {
 	uint64_t u = m->lock_unit, end = off + len, lo = (off + u - 1) / u * u, hi = end / u * u;
 	uint64_t cut[4] = { off, lo, hi, end }, written;
@@ -241,12 +233,9 @@ static int write_rows(struct map *m, struct stripe_engine *e, const uint8_t *buf
 	if (u == 1 || lo >= hi) {
 		cut[1] = cut[2] = end;
 	}
-	for (i = 0; i < 3; i++) {
-		struct membuf b = { (uint8_t *)buf + (cut[i] - off), cut[i + 1] - cut[i], 0 };
-
-		if (cut[i + 1] > cut[i] && stripe_engine_write(e, cut[i], cut[i + 1] - cut[i], copy_in, &b, &written, d) < 0)
+	for (i = 0; i < 3; i++)
+		if (cut[i + 1] > cut[i] && stripe_engine_write(e, cut[i], cut[i + 1] - cut[i], source, ctx, &written, d) < 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -256,46 +245,91 @@ struct pending {
 	struct pending *next;
 	struct range_hold hold;
 	uint64_t off;
-	size_t len;
+	size_t len, at;              /* at: how much of data the writer has taken */
 	uint8_t data[];
 };
 
-static void write_pending(struct map *m, struct pending *p)
+/* The bytes of a run of queued writes that follow each other, in order. */
+static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
+{
+	struct pending **run = ctx;
+	size_t done = 0;
+
+	while (done < len && *run) {
+		struct pending *p = *run;
+		size_t n = p->len - p->at < len - done ? p->len - p->at : len - done;
+
+		memcpy((uint8_t *)buf + done, p->data + p->at, n);
+		p->at += n;
+		done += n;
+		if (p->at == p->len)
+			*run = p->next;
+	}
+	return (long long)done;
+}
+
+/* Writes a run of queued writes (linked by next, ending with NULL) as one,
+ * then lets go of their rows. */
+static void write_run(struct map *m, struct pending *first, uint64_t len)
 {
 	struct stripe_engine *e = engine_take(m);
+	struct pending *p = first, *next;
 	struct diag d;
 	int rc;
 
-	rc = write_rows(m, e, p->data, p->off, p->len, &d);
+	rc = write_rows(m, e, first->off, len, copy_in_run, &p, &d);
 	engine_give(m, e);
-	rangelock_drop(&m->rows, &p->hold);
 	if (rc < 0) {
-		report(m, "%s: writing %zu bytes at offset %llu: %s", m->a->members[0].path, p->len,
-		       (unsigned long long)p->off, d.msg);
+		report(m, "%s: writing %llu bytes at offset %llu: %s", m->a->members[0].path,
+		       (unsigned long long)len, (unsigned long long)first->off, d.msg);
 		atomic_store(&m->write_failed, true);
 	}
-	free(p);
+	for (p = first; p; p = next) {
+		next = p->next;
+		rangelock_drop(&m->rows, &p->hold);
+		free(p);
+	}
+}
+
+/* Takes the head of the queue and the writes queued after it that start
+ * where it ends (MERGE_BYTES at most), so that the rows they share are
+ * written once, whole; how many in *n, their bytes in *len.  With mu. */
+static struct pending *take_run(struct map *m, int *n, uint64_t *len)
+{
+	struct pending *first = m->queue, *last = first;
+
+	*n = 1;
+	*len = first->len;
+	while (last->next && last->next->off == first->off + *len && *len + last->next->len <= MERGE_BYTES) {
+		last = last->next;
+		*len += last->len;
+		(*n)++;
+	}
+	m->queue = last->next;
+	if (!m->queue)
+		m->queue_tail = NULL;
+	last->next = NULL;
+	return first;
 }
 
 static void *writer_thread(void *arg)
 {
 	struct map *m = arg;
-	struct pending *p;
+	struct pending *run;
+	uint64_t len;
+	int n;
 
 	pthread_mutex_lock(&m->mu);
 	for (;;) {
 		while (!m->queue && !m->stopping)
 			pthread_cond_wait(&m->queued, &m->mu);
-		p = m->queue;
-		if (!p)
-			break;
-		m->queue = p->next;
 		if (!m->queue)
-			m->queue_tail = NULL;
+			break;
+		run = take_run(m, &n, &len);
 		pthread_mutex_unlock(&m->mu);
-		write_pending(m, p);
+		write_run(m, run, len);
 		pthread_mutex_lock(&m->mu);
-		m->inflight--;
+		m->inflight -= n;
 		pthread_cond_broadcast(&m->drained);
 	}
 	pthread_mutex_unlock(&m->mu);
@@ -354,7 +388,7 @@ static int map_write(const char *path, const char *buf, size_t size, off_t off, 
 		return -ENOMEM;
 	*p = (struct pending){ .off = (uint64_t)off, .len = len };
 	memcpy(p->data, buf, len);
-	hold_rows(m, &p->hold, p->off, len, true);
+	hold_rows(m, &p->hold, p->off, len, HOLD_WRITES);
 	enqueue(m, p);
 	touch_mtime(m);
 	return (int)len;
@@ -790,33 +824,31 @@ static struct fuse *mount_map(struct map *m)
 }
 
 /* The threads behind the FUSE loop: an engine per request served at once
- * and the writers that empty the write queue.  Returns how many writers
- * started (all of them, or the start failed). */
-static int start_workers(struct map *m)
-{
-	int i, n;
-
-	for (i = 0; i < ENGINES; i++)
-		stripe_engine_start(&m->engine[i], m->a);
-	for (n = 0; n < WRITERS; n++)
-		if (pthread_create(&m->writer[n], NULL, writer_thread, m) != 0)
-			break;
-	return n;
-}
-
-/* Puts every queued write on the members, then ends the writers (the
- * first nwriters) and the engines. */
-static void stop_workers(struct map *m, int nwriters)
+ * and the writer that empties the write queue.  Returns whether the
+ * writer started. */
+static bool start_workers(struct map *m)
 {
 	int i;
 
-	drain(m);
+	for (i = 0; i < ENGINES; i++)
+		stripe_engine_start(&m->engine[i], m->a);
+	return pthread_create(&m->writer, NULL, writer_thread, m) == 0;
+}
+
+/* Puts every queued write on the members, then ends the writer (when it
+ * started) and the engines. */
+static void stop_workers(struct map *m, bool writer)
+{
+	int i;
+
+	if (writer)
+		drain(m);
 	pthread_mutex_lock(&m->mu);
 	m->stopping = true;
 	pthread_cond_broadcast(&m->queued);
 	pthread_mutex_unlock(&m->mu);
-	for (i = 0; i < nwriters; i++)
-		pthread_join(m->writer[i], NULL);
+	if (writer)
+		pthread_join(m->writer, NULL);
 	for (i = 0; i < ENGINES; i++)
 		stripe_engine_stop(&m->engine[i]);
 }
@@ -825,27 +857,26 @@ static void stop_workers(struct map *m, int nwriters)
 static int serve(struct map *m)
 {
 	struct fuse_loop_config *cfg;
-	int nwriters, rc = -1;
 	pthread_t sig_th;
+	int rc;
 
 	setup_signals(m);
 	m->loop_thread = pthread_self();
-	nwriters = start_workers(m);
-	if (nwriters < WRITERS) {
-		report(m, "%s: cannot start the writer threads", m->mountpoint);
-		stop_workers(m, nwriters);
+	if (!start_workers(m)) {
+		report(m, "%s: cannot start the writer thread", m->mountpoint);
+		stop_workers(m, false);
 		return -1;
 	}
 	if (pthread_create(&sig_th, NULL, signal_thread, m) != 0) {
 		report(m, "%s: cannot start the signal thread", m->mountpoint);
-		stop_workers(m, nwriters);
+		stop_workers(m, true);
 		return -1;
 	}
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, 16);
 	rc = fuse_loop_mt(m->fuse, cfg);
 	fuse_loop_cfg_destroy(cfg);
-	stop_workers(m, nwriters);
+	stop_workers(m, true);
 	pthread_kill(sig_th, SIGUSR1);
 	pthread_join(sig_th, NULL);
 	if (rc != 0)

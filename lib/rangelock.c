@@ -1,5 +1,5 @@
-/* rangelock: shared/exclusive byte-range holds: a list of the holds in
- * force under one mutex, and a condition that wakes waiters when one ends. */
+/* rangelock: byte-range holds by group: a list of the holds in force under
+ * one mutex, and a condition that wakes waiters when one ends. */
 #include <stddef.h>
 
 #include "rangelock.h"
@@ -17,21 +17,21 @@ void rangelock_destroy(struct rangelock *l)
 	pthread_mutex_destroy(&l->mu);
 }
 
-static bool conflicts(const struct rangelock *l, uint64_t lo, uint64_t hi, bool excl)
+static bool conflicts(const struct rangelock *l, uint64_t lo, uint64_t hi, int group)
 {
 	const struct range_hold *h;
 
 	for (h = l->held; h; h = h->next)
-		if (h->lo < hi && lo < h->hi && (excl || h->excl))
+		if (h->lo < hi && lo < h->hi && h->group != group)
 			return true;
 	return false;
 }
 
-void rangelock_take(struct rangelock *l, struct range_hold *h, uint64_t lo, uint64_t hi, bool excl)
+void rangelock_take(struct rangelock *l, struct range_hold *h, uint64_t lo, uint64_t hi, int group)
 {
-	*h = (struct range_hold){ .lo = lo, .hi = hi, .excl = excl };
+	*h = (struct range_hold){ .lo = lo, .hi = hi, .group = group };
 	pthread_mutex_lock(&l->mu);
-	while (conflicts(l, lo, hi, excl))
+	while (conflicts(l, lo, hi, group))
 		pthread_cond_wait(&l->freed, &l->mu);
 	h->next = l->held;
 	l->held = h;
@@ -53,12 +53,12 @@ void rangelock_drop(struct rangelock *l, struct range_hold *h)
 	pthread_mutex_unlock(&l->mu);
 }
 
-bool rangelock_busy(struct rangelock *l, uint64_t lo, uint64_t hi, bool excl)
+bool rangelock_busy(struct rangelock *l, uint64_t lo, uint64_t hi, int group)
 {
 	bool busy;
 
 	pthread_mutex_lock(&l->mu);
-	busy = conflicts(l, lo, hi, excl);
+	busy = conflicts(l, lo, hi, group);
 	pthread_mutex_unlock(&l->mu);
 	return busy;
 }

@@ -1,6 +1,8 @@
-/* rangelock: shared and exclusive holds on byte ranges of an array, so that
- * requests served at once (stripe-map's threads) never rebuild or rewrite a
- * stripe row another request is changing. */
+/* rangelock: holds on byte ranges of an array by group: holds of one group
+ * share a range, holds of different groups exclude each other.  stripe-map
+ * holds the stripe rows of a read in one group and of a queued write in
+ * the other, so that no read rebuilds or returns a row a write is
+ * changing, while writes, applied in order by one thread, share. */
 #ifndef STRIPE_RANGELOCK_H
 #define STRIPE_RANGELOCK_H
 
@@ -8,10 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* One hold, owned by the caller (on its stack) while it is held. */
+/* One hold, owned by the caller (on its stack or in its request) while it
+ * is held. */
 struct range_hold {
 	uint64_t lo, hi;             /* [lo, hi) */
-	bool excl;
+	int group;
 	struct range_hold *next;
 };
 
@@ -24,12 +27,12 @@ struct rangelock {
 void rangelock_init(struct rangelock *l);
 void rangelock_destroy(struct rangelock *l);
 
-/* Waits until [lo, hi) overlaps no hold that conflicts (an exclusive one,
- * or any when excl), then records h as held. */
-void rangelock_take(struct rangelock *l, struct range_hold *h, uint64_t lo, uint64_t hi, bool excl);
+/* Waits until [lo, hi) overlaps no hold of another group, then records h
+ * as held. */
+void rangelock_take(struct rangelock *l, struct range_hold *h, uint64_t lo, uint64_t hi, int group);
 void rangelock_drop(struct rangelock *l, struct range_hold *h);
 
-/* Whether a hold of [lo, hi) would wait now (for tests). */
-bool rangelock_busy(struct rangelock *l, uint64_t lo, uint64_t hi, bool excl);
+/* Whether a hold of [lo, hi) in group would wait now (for tests). */
+bool rangelock_busy(struct rangelock *l, uint64_t lo, uint64_t hi, int group);
 
 #endif
