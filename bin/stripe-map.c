@@ -860,7 +860,6 @@ static int serve(struct map *m)
 	pthread_t sig_th;
 	int rc;
 
-	setup_signals(m);
 	m->loop_thread = pthread_self();
 	if (!start_workers(m)) {
 		report(m, "%s: cannot start the writer thread", m->mountpoint);
@@ -910,9 +909,10 @@ static int finish(struct map *m, bool was_clean)
 	return atomic_load(&m->io_failed) ? -1 : rc;
 }
 
-/* Every request allocates the engine's stripe buffers afresh: keep them
- * in the heap, and keep freed heap, so that a request reuses the pages the
- * last one touched instead of faulting in newly mapped ones. */
+/* Every request allocates the engine's stripe buffers and its copy of a
+ * write afresh: keep them in the heap (one arena for all threads), and
+ * keep freed heap, so that a request reuses the pages the last one touched
+ * instead of faulting in newly mapped ones. */
 static void tune_malloc(void)
 {
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
@@ -935,6 +935,9 @@ int main(int argc, char **argv)
 	if (open_array(&a, &o) < 0)
 		return EXIT_ERROR;
 	map_setup(&m, &a, &o);
+	/* from the mount on, a SIGTERM waits for the signal thread, so that
+	 * it unmaps and marks the array clean */
+	setup_signals(&m);
 	m.fuse = mount_map(&m);
 	if (!m.fuse) {
 		array_close(&a);
