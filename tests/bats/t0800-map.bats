@@ -169,10 +169,14 @@ fill_fs() {
 	mkfs.ext4 -q -F "$MNT/array"
 	mount -o loop "$MNT/array" "$FS"
 	kill -TERM "$MAP_PID"
-	sleep 1
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "still open" "$D/map.err" && break
+		sleep 0.1
+	done
+	grep -q "still open" "$D/map.err" || fail "no word of the open file: $(cat "$D/map.err")"
 	! mountpoint -q "$MNT"
 	kill -0 "$MAP_PID" || fail "stripe-map ended with the file still in use"
-	grep -q "still open" "$D/map.err"
 	echo still > "$FS/after-signal"
 	sync
 	umount "$FS"
