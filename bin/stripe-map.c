@@ -666,7 +666,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 	}
 	if (argc - optind < 2) {
-		fprintf(stderr, TOOL ": %s\n", optind >= argc ? "no members and no mountpoint given"
+		fprintf(stderr, TOOL ": %s\n", optind >= argc ? "no members given, and no mountpoint"
 							      : "no mountpoint given after the members");
 		usage(stderr);
 		return -1;

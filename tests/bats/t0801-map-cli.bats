@@ -27,7 +27,7 @@ offered() {
 @test "a command line without members or mountpoint is refused with status 2" {
 	run --separate-stderr stripe-map
 	assert_failure 2
-	[[ $stderr == *"no members and no mountpoint given"* ]] || fail "$stderr"
+	[[ $stderr == *"no members given, and no mountpoint"* ]] || fail "$stderr"
 	truncate -s 1M "$BATS_TEST_TMPDIR/x.img"
 	run --separate-stderr stripe-map "$BATS_TEST_TMPDIR/x.img"
 	assert_failure 2
