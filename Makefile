@@ -28,6 +28,9 @@ PKG_CFLAGS := $(shell pkg-config --cflags blkid mount 2>/dev/null || echo -I/usr
 	      $(shell pkg-config --cflags ext2fs com_err 2>/dev/null || echo -I/usr/include/ext2fs -I/usr/include/et)
 PKG_LIBS   := $(shell pkg-config --libs blkid mount 2>/dev/null || echo -lblkid -lmount) \
 	      $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2fs -lcom_err)
+# libfuse3 for stripe-map alone (target-specific below): the other tools stay free of it
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
+FUSE_LIBS  := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 CPPFLAGS   += -Ilib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DSTRIPE_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread
 ifeq ($(SAN),1)
@@ -84,6 +87,9 @@ $(O)/tests/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  LINK    $@')
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O3 $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lisal
+
+$(O)/bin/stripe-map: private CPPFLAGS += $(FUSE_CFLAGS)
+$(O)/bin/stripe-map: private LDLIBS += $(FUSE_LIBS)
 
 units: $(UNITS)
 

@@ -513,10 +513,30 @@ static void json_array_view(struct json *j, const struct array *a)
 	json_close(j);
 }
 
+/* The mke2fs options that give an ext2/3/4 on the array the stride and
+ * stripe width mke2fs picks on md by itself (from the minimum and optimal
+ * I/O sizes md advertises, counted in blocks, each only when larger than a
+ * block), for 4 KiB blocks; empty where md advertises none (RAID1). */
+static void mkfs_opts(const struct geometry *g, char *buf, size_t len)
+{
+	uint64_t min_io, opt_io, stride, width;
+
+	geometry_io_hints(g, &min_io, &opt_io);
+	stride = min_io > 4096 ? min_io / 4096 : 0;
+	width = opt_io > 4096 ? opt_io / 4096 : 0;
+	buf[0] = 0;
+	if (stride && width)
+		snprintf(buf, len, "-b 4096 -E stride=%llu,stripe_width=%llu", (unsigned long long)stride,
+			 (unsigned long long)width);
+	else if (stride || width)
+		snprintf(buf, len, "-b 4096 -E %s=%llu", stride ? "stride" : "stripe_width",
+			 (unsigned long long)(stride ? stride : width));
+}
+
 static void export_array(const struct array *a)
 {
 	const struct md_super *s = a->ref;
-	char b[64], key[64], u[36];
+	char b[64], key[64], u[36], opts[128];
 	int i;
 
 	super_uuid_str(s->uuid, u);
@@ -529,6 +549,8 @@ static void export_array(const struct array *a)
 	cli_export_u64(stdout, "STRIPE_SIZE_BYTES", a->geo.array_sectors * 512);
 	cli_export(stdout, "STRIPE_STATE", array_state_name(a->state));
 	cli_export_u64(stdout, "STRIPE_EVENTS", a->events);
+	mkfs_opts(&a->geo, opts, sizeof(opts));
+	cli_export(stdout, "STRIPE_MKFS_OPTS", opts);
 	for (i = 0; i < s->raid_disks; i++) {
 		snprintf(key, sizeof(key), "STRIPE_ROLE_%d", i);
 		cli_export(stdout, key, a->role[i] ? a->role[i]->path : "");

@@ -890,3 +890,28 @@ int level_parse(const char *s, struct diag *d)
 	diag_fail(d, "unknown level '%s' (0, 1, 4, 5, 6, 10 or raid0 ... raid10)", s);
 	return -100;
 }
+
+void geometry_io_hints(const struct geometry *g, uint64_t *min_io, uint64_t *opt_io)
+{
+	uint64_t chunk = (uint64_t)g->chunk_sectors * 512;
+	int disks = g->raid_disks;
+
+	*min_io = *opt_io = 0;
+	switch (g->level) {
+	case MD_LEVEL_RAID0:
+		break;
+	case MD_LEVEL_RAID4:
+	case MD_LEVEL_RAID5:
+	case MD_LEVEL_RAID6:
+		disks = g->data_disks;
+		break;
+	case MD_LEVEL_RAID10:
+		if (g->near > 0 && disks % g->near == 0)
+			disks /= g->near;
+		break;
+	default:
+		return;
+	}
+	*min_io = chunk;
+	*opt_io = chunk * (uint64_t)disks;
+}

@@ -62,6 +62,14 @@ int geometry_init(struct geometry *g, int level, int layout, int raid_disks,
 		  uint32_t chunk_sectors, uint64_t dev_sectors,
 		  const uint64_t *member_sectors, struct diag *d);
 
+/* The I/O sizes md's queue advertises for the array, in bytes, 0 where it
+ * sets none (queue/minimum_io_size and optimal_io_size, which libblkid
+ * reports and mke2fs turns into stride and stripe width): raid0 the chunk
+ * and chunk * members; raid4/5/6 the chunk and chunk * data members;
+ * raid10 the chunk and chunk * members / near copies (all members when the
+ * near copies do not divide them); raid1 none. */
+void geometry_io_hints(const struct geometry *g, uint64_t *min_io, uint64_t *opt_io);
+
 /* Placement of one RAID4/5/6 stripe row. */
 struct stripe_map {
 	int data_disks;

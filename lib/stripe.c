@@ -142,7 +142,7 @@ static int emit_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, uint
 
 /* Double buffered: the workers read the next batch while this thread
  * rebuilds and hands on the last one. */
-static int read_parity_levels(struct array *a, uint64_t off, uint64_t end,
+static int read_parity_levels(struct array *a, struct pool *pool, uint64_t off, uint64_t end,
 			      stripe_sink sink, void *ctx, struct diag *d)
 {
 	struct parity_batch b[2] = { { .a = a }, { .a = a } };
@@ -150,33 +150,30 @@ static int read_parity_levels(struct array *a, uint64_t off, uint64_t end,
 	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
 	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, last, nrows;
 	uint8_t *zero = dev_alloc(chunk);
-	struct pool pool;
 
 	memset(zero, 0, chunk);
 	rc = batch_alloc(&b[0], a, zero, d);
 	if (rc == 0)
 		rc = batch_alloc(&b[1], a, zero, d);
-	pool_start(&pool, n);
 	last = (end + row_bytes - 1) / row_bytes;
 	if (rc == 0) {
 		batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false);
-		pool_submit(&pool, member_io_run, b[0].io, sizeof(*b[0].io));
+		pool_submit(pool, member_io_run, b[0].io, sizeof(*b[0].io));
 	}
 	for (; rc == 0 && row < last; row += nrows, cur = !cur) {
 		uint64_t next;
 
 		nrows = last - row < b[cur].rows ? last - row : b[cur].rows;
 		next = row + nrows;
-		rc = member_io_wait(&pool, b[cur].io, n, d);
+		rc = member_io_wait(pool, b[cur].io, n, d);
 		if (rc == 0 && next < last) {
 			batch_io(&b[!cur], next, last - next < b[!cur].rows ? last - next : b[!cur].rows, false);
-			pool_submit(&pool, member_io_run, b[!cur].io, sizeof(*b[!cur].io));
+			pool_submit(pool, member_io_run, b[!cur].io, sizeof(*b[!cur].io));
 		}
 		if (rc == 0)
 			rc = emit_batch(&b[cur], row, nrows, off, end, sink, ctx, d);
 	}
-	pool_wait(&pool);
-	pool_stop(&pool);
+	pool_wait(pool);
 	batch_free(&b[0]);
 	batch_free(&b[1]);
 	free(zero);
@@ -194,7 +191,6 @@ struct member_segments {
 	uint8_t *buf;                /* the window */
 	struct segment *seg;
 	int n, cap;
-	bool threaded;
 	bool write;
 	int rc;
 	struct diag d;
@@ -269,7 +265,7 @@ static int plan_window(struct array *a, uint64_t off, size_t len, struct member_
 	return 0;
 }
 
-static void *window_member_run(void *p)
+static void window_member_run(void *p)
 {
 	struct member_segments *ms = p;
 	int i;
@@ -282,7 +278,6 @@ static void *window_member_run(void *p)
 		else
 			ms->rc = dev_read(ms->dev, at, ms->seg[i].len, ms->seg[i].member_off, &ms->d);
 	}
-	return NULL;
 }
 
 /* Fills buf from source until len bytes or the end of the input. */
@@ -302,8 +297,8 @@ static long long fill_from(stripe_source source, void *ctx, uint8_t *buf, size_t
 	return (long long)got;
 }
 
-/* One window's member I/O, each member in its own thread. */
-static int window_io(struct array *a, struct member_segments *ms, pthread_t *th, uint64_t off,
+/* One window's member I/O, each member by its worker. */
+static int window_io(struct array *a, struct pool *pool, struct member_segments *ms, uint64_t off,
 		     size_t len, bool write, struct diag *d)
 {
 	int n = a->geo.raid_disks, i, rc;
@@ -314,15 +309,11 @@ static int window_io(struct array *a, struct member_segments *ms, pthread_t *th,
 		ms[i].write = write;
 	}
 	rc = plan_window(a, off, len, ms, write, d);
-	for (i = 0; rc == 0 && i < n; i++) {
-		ms[i].threaded = ms[i].n && pthread_create(&th[i], NULL, window_member_run, &ms[i]) == 0;
-		if (!ms[i].threaded)
-			window_member_run(&ms[i]);
+	if (rc == 0) {
+		pool_submit(pool, window_member_run, ms, sizeof(*ms));
+		pool_wait(pool);
 	}
 	for (i = 0; i < n; i++) {
-		if (ms[i].threaded)
-			pthread_join(th[i], NULL);
-		ms[i].threaded = false;
 		if (ms[i].rc < 0 && rc == 0) {
 			*d = ms[i].d;
 			rc = -1;
@@ -333,17 +324,16 @@ static int window_io(struct array *a, struct member_segments *ms, pthread_t *th,
 
 /* RAID0/1/10: a window of the array at a time; reads take one copy of each
  * piece, the present copies in turn, writes go to every present copy. */
-static int copy_levels(struct array *a, uint64_t off, uint64_t end, stripe_sink sink,
+static int copy_levels(struct array *a, struct pool *pool, uint64_t off, uint64_t end, stripe_sink sink,
 		       stripe_source source, void *ctx, uint64_t *done, struct diag *d)
 {
 	int n = a->geo.raid_disks, i, rc = 0;
 	size_t window = (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
 	struct member_segments *ms = calloc((size_t)n, sizeof(*ms));
-	pthread_t *th = calloc((size_t)n, sizeof(*th));
 	uint8_t *buf = dev_alloc(window);
 	uint64_t start = off;
 
-	if (!ms || !th)
+	if (!ms)
 		rc = diag_fail(d, "out of memory");
 	for (i = 0; rc == 0 && i < n; i++) {
 		ms[i].dev = a->role[i] ? &a->role[i]->dev : NULL;
@@ -360,9 +350,9 @@ static int copy_levels(struct array *a, uint64_t off, uint64_t end, stripe_sink 
 				break;
 			}
 			len = (size_t)got;
-			rc = window_io(a, ms, th, off, len, true, d);
+			rc = window_io(a, pool, ms, off, len, true, d);
 		} else {
-			rc = window_io(a, ms, th, off, len, false, d);
+			rc = window_io(a, pool, ms, off, len, false, d);
 			if (rc == 0)
 				rc = sink(ctx, buf, len, d);
 		}
@@ -374,7 +364,6 @@ static int copy_levels(struct array *a, uint64_t off, uint64_t end, stripe_sink 
 	for (i = 0; ms && i < n; i++)
 		free(ms[i].seg);
 	free(ms);
-	free(th);
 	free(buf);
 	return rc < 0 ? -1 : 0;
 }
@@ -461,15 +450,14 @@ static int read_for_merge(struct pool *pl, struct parity_batch *b, uint64_t row,
  * rows first (rebuilding what missing members held) and merges.  Double
  * buffered: the workers write one batch while this thread reads the input
  * and computes parity for the next. */
-static int write_parity_levels(struct array *a, uint64_t off, uint64_t end, stripe_source source,
-			       void *ctx, uint64_t *written, struct diag *d)
+static int write_parity_levels(struct array *a, struct pool *pool, uint64_t off, uint64_t end,
+			       stripe_source source, void *ctx, uint64_t *written, struct diag *d)
 {
 	struct parity_batch b[2] = { { .a = a }, { .a = a } };
-	int n = a->geo.raid_disks, cur = 0, rc;
+	int cur = 0, rc;
 	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
 	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, pending = 0;
 	uint8_t *zero = dev_alloc(chunk), *lin;
-	struct pool pool;
 	struct diag wd;
 
 	memset(zero, 0, chunk);
@@ -477,7 +465,6 @@ static int write_parity_levels(struct array *a, uint64_t off, uint64_t end, stri
 	if (rc == 0)
 		rc = batch_alloc(&b[1], a, zero, d);
 	lin = dev_alloc(b[0].rows * row_bytes);
-	pool_start(&pool, n);
 	while (rc == 0 && row * row_bytes < end) {
 		uint64_t base = row * row_bytes, lo = off > base ? off : base;
 		uint64_t hi = base + b[cur].rows * row_bytes < end ? base + b[cur].rows * row_bytes : end, nrows;
@@ -491,26 +478,25 @@ static int write_parity_levels(struct array *a, uint64_t off, uint64_t end, stri
 		nrows = (hi - base + row_bytes - 1) / row_bytes;
 		/* the pool does one job at a time: the write in flight goes first */
 		if (lo > base || hi < base + nrows * row_bytes)
-			rc = write_collect(&pool, &b[!cur], pending - off, written, d) < 0 ||
-			     read_for_merge(&pool, &b[cur], row, nrows, d) < 0 ? -1 : 0;
+			rc = write_collect(pool, &b[!cur], pending - off, written, d) < 0 ||
+			     read_for_merge(pool, &b[cur], row, nrows, d) < 0 ? -1 : 0;
 		if (rc == 0) {
 			merge_rows(&b[cur], row, nrows, lin, base, lo, hi);
-			rc = write_collect(&pool, &b[!cur], pending - off, written, d);
+			rc = write_collect(pool, &b[!cur], pending - off, written, d);
 		}
 		if (rc == 0) {
 			batch_io(&b[cur], row, nrows, true);
-			pool_submit(&pool, member_io_run, b[cur].io, sizeof(*b[cur].io));
+			pool_submit(pool, member_io_run, b[cur].io, sizeof(*b[cur].io));
 			pending = hi;
 			cur = !cur;
 		}
 		row += nrows;
 	}
 	/* d may already hold the input's failure, which comes first */
-	if (write_collect(&pool, &b[!cur], pending - off, written, &wd) < 0 && rc == 0) {
+	if (write_collect(pool, &b[!cur], pending - off, written, &wd) < 0 && rc == 0) {
 		*d = wd;
 		rc = -1;
 	}
-	pool_stop(&pool);
 	batch_free(&b[0]);
 	batch_free(&b[1]);
 	free(zero);
@@ -518,17 +504,35 @@ static int write_parity_levels(struct array *a, uint64_t off, uint64_t end, stri
 	return rc;
 }
 
-int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
-		 void *ctx, uint64_t *written, struct diag *d)
+void stripe_engine_start(struct stripe_engine *e, struct array *a)
+{
+	e->a = a;
+	pool_start(&e->pool, a->geo.raid_disks);
+}
+
+void stripe_engine_stop(struct stripe_engine *e)
+{
+	pool_stop(&e->pool);
+}
+
+static int check_range(struct array *a, uint64_t off, uint64_t len, struct diag *d)
 {
 	uint64_t size = a->geo.array_sectors * 512;
 
-	*written = 0;
 	if (off > size || len > size - off)
 		return diag_fail(d, "range %llu+%llu is outside the array (%llu bytes)",
 				 (unsigned long long)off, (unsigned long long)len,
 				 (unsigned long long)size);
-	if (array_check_readable(a, d) < 0)
+	return array_check_readable(a, d);
+}
+
+int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, stripe_source source,
+			void *ctx, uint64_t *written, struct diag *d)
+{
+	struct array *a = e->a;
+
+	*written = 0;
+	if (check_range(a, off, len, d) < 0)
 		return -1;
 	if (len == 0)
 		return 0;
@@ -536,31 +540,56 @@ int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source sour
 	case MD_LEVEL_RAID4:
 	case MD_LEVEL_RAID5:
 	case MD_LEVEL_RAID6:
-		return write_parity_levels(a, off, off + len, source, ctx, written, d);
+		return write_parity_levels(a, &e->pool, off, off + len, source, ctx, written, d);
 	default:
-		return copy_levels(a, off, off + len, NULL, source, ctx, written, d);
+		return copy_levels(a, &e->pool, off, off + len, NULL, source, ctx, written, d);
 	}
+}
+
+int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
+		       stripe_sink sink, void *ctx, struct diag *d)
+{
+	struct array *a = e->a;
+
+	if (check_range(a, off, len, d) < 0)
+		return -1;
+	if (len == 0)
+		return 0;
+	switch (a->geo.level) {
+	case MD_LEVEL_RAID4:
+	case MD_LEVEL_RAID5:
+	case MD_LEVEL_RAID6:
+		return read_parity_levels(a, &e->pool, off, off + len, sink, ctx, d);
+	default:
+		return copy_levels(a, &e->pool, off, off + len, sink, NULL, ctx, NULL, d);
+	}
+}
+
+int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
+		 void *ctx, uint64_t *written, struct diag *d)
+{
+	struct stripe_engine e;
+	int rc;
+
+	*written = 0;
+	if (check_range(a, off, len, d) < 0)
+		return -1;
+	stripe_engine_start(&e, a);
+	rc = stripe_engine_write(&e, off, len, source, ctx, written, d);
+	stripe_engine_stop(&e);
+	return rc;
 }
 
 int stripe_read(struct array *a, uint64_t off, uint64_t len,
 		stripe_sink sink, void *ctx, struct diag *d)
 {
-	uint64_t size = a->geo.array_sectors * 512;
+	struct stripe_engine e;
+	int rc;
 
-	if (off > size || len > size - off)
-		return diag_fail(d, "range %llu+%llu is outside the array (%llu bytes)",
-				 (unsigned long long)off, (unsigned long long)len,
-				 (unsigned long long)size);
-	if (array_check_readable(a, d) < 0)
+	if (check_range(a, off, len, d) < 0)
 		return -1;
-	if (len == 0)
-		return 0;
-	switch (a->geo.level) {
-	case MD_LEVEL_RAID4:
-	case MD_LEVEL_RAID5:
-	case MD_LEVEL_RAID6:
-		return read_parity_levels(a, off, off + len, sink, ctx, d);
-	default:
-		return copy_levels(a, off, off + len, sink, NULL, ctx, NULL, d);
-	}
+	stripe_engine_start(&e, a);
+	rc = stripe_engine_read(&e, off, len, sink, ctx, d);
+	stripe_engine_stop(&e);
+	return rc;
 }

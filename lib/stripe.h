@@ -8,6 +8,7 @@
 
 #include "array.h"
 #include "diag.h"
+#include "pool.h"
 
 /* Receives the array's bytes in order; returns 0, or -1 to stop with d set. */
 typedef int (*stripe_sink)(void *ctx, const void *buf, size_t len, struct diag *d);
@@ -31,5 +32,23 @@ typedef long long (*stripe_source)(void *ctx, void *buf, size_t len, struct diag
  * how far it got, also on failure. */
 int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
 		 void *ctx, uint64_t *written, struct diag *d);
+
+/* An engine keeps its worker threads (one per member) from one call to
+ * the next, for callers that make many small calls, such as stripe-map's
+ * requests: starting and stopping a thread per member for each would cost
+ * more than a small call's I/O.  stripe_read and stripe_write start one for
+ * the call.  One call at a time per engine; several engines may work on one
+ * array at once, on different stripe rows. */
+struct stripe_engine {
+	struct array *a;
+	struct pool pool;
+};
+
+void stripe_engine_start(struct stripe_engine *e, struct array *a);
+void stripe_engine_stop(struct stripe_engine *e);
+int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
+		       stripe_sink sink, void *ctx, struct diag *d);
+int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, stripe_source source,
+			void *ctx, uint64_t *written, struct diag *d);
 
 #endif

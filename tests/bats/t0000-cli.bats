@@ -4,7 +4,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-TOOLS="stripe-examine stripe-read"
+TOOLS="stripe-examine stripe-read stripe-map"
 
 @test "every tool prints usage on --help to stdout and exits 0" {
 	for t in $TOOLS; do

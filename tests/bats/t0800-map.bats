@@ -1,0 +1,220 @@
+#!/usr/bin/env bats
+# stripe-map: the array as MOUNTPOINT/array through FUSE: an ext4 made on it
+# mounts and holds files, the array stays consistent, dirty while mapped and
+# clean after, read-only maps refuse writes, degraded arrays read right, a
+# SIGTERM unmaps, and what cannot be mapped is refused with status 2.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (FUSE mounts, loop devices)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	command -v fusermount3 >/dev/null || skip "fusermount3 is not installed (fuse3)"
+	D=$BATS_TEST_TMPDIR
+	MNT=$D/mnt FS=$D/fs
+	mkdir -p "$MNT" "$FS"
+	MAP_PID=
+}
+
+teardown() {
+	[ -n "${D:-}" ] || return 0
+	mountpoint -q "$FS" && umount "$FS"
+	mountpoint -q "$MNT" && fusermount3 -u "$MNT"
+	if [ -n "$MAP_PID" ] && kill -0 "$MAP_PID" 2>/dev/null; then
+		kill -KILL "$MAP_PID"
+		wait "$MAP_PID" || true
+	fi
+	return 0
+}
+
+# make_array CREATE-OPTION...: five 24 MiB members, M holds their paths.
+make_array() {
+	stripe-create -q "$@" --image-size 24M "$D"/m{0,1,2,3,4}.img
+	M=("$D"/m{0,1,2,3,4}.img)
+}
+
+# map_start OPTION-OR-MEMBER...: stripe-map in the foreground, in the
+# background of the test, until MOUNTPOINT/array is there.
+map_start() {
+	stripe-map -f "$@" "$MNT" 2>"$D/map.err" &
+	MAP_PID=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$MNT/array" ] && return 0
+		kill -0 "$MAP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "stripe-map did not map: $(cat "$D/map.err")"
+}
+
+# map_stop: fusermount3 -u, then stripe-map's exit status in MAP_RC.
+map_stop() {
+	fusermount3 -u "$MNT"
+	MAP_RC=0
+	wait "$MAP_PID" || MAP_RC=$?
+	MAP_PID=
+}
+
+resync() {
+	stripe-examine --json "$@" | jq -r .array.needs_resync
+}
+
+# fill_fs: mkfs.ext4 on the mapped file, mounted through a loop device,
+# three files written (their sums in $D/sums), unmounted.
+fill_fs() {
+	mkfs.ext4 -q -F "$MNT/array"
+	mount -o loop "$MNT/array" "$FS"
+	head -c 3000001 /dev/urandom > "$FS/one"
+	mkdir "$FS/dir"
+	head -c 700000 /dev/urandom > "$FS/dir/two"
+	seq 1 100000 > "$FS/dir/three"
+	(cd "$FS" && sha256sum one dir/two dir/three) > "$D/sums"
+	umount "$FS"
+}
+
+@test "files written to an ext4 made on the mapped file read back the same once mapped again" {
+	make_array -l 5 -c 64K
+	map_start "${M[@]}"
+	fill_fs
+	map_stop
+	[ "$MAP_RC" -eq 0 ] || fail "stripe-map exited $MAP_RC: $(cat "$D/map.err")"
+	map_start --read-only "${M[@]}"
+	mount -o loop,ro "$MNT/array" "$FS"
+	(cd "$FS" && sha256sum -c --quiet "$D/sums")
+}
+
+@test "after the ext4 is unmounted and the array unmapped, stripe-check finds 0 and e2fsck is clean" {
+	make_array -l 6 -c 64K
+	map_start "${M[@]}"
+	fill_fs
+	map_stop
+	run stripe-check --progress none "${M[@]}"
+	assert_success
+	assert_output --partial " 0 inconsistent"
+	stripe-read "${M[@]}" > "$D/fs.img"
+	run e2fsck -fn "$D/fs.img"
+	assert_success
+}
+
+@test "the superblocks say dirty while mapped and clean after the unmap" {
+	make_array -l 5 -c 64K
+	[ "$(resync "${M[@]}")" = false ]
+	map_start "${M[@]}"
+	[ "$(resync "${M[@]}")" = true ]
+	run mdadm --examine "${M[0]}"
+	assert_output --partial "State : active"
+	map_stop
+	[ "$(resync "${M[@]}")" = false ]
+	run mdadm --examine "${M[0]}"
+	assert_output --partial "State : clean"
+}
+
+@test "a read-only map refuses writes and changes no member" {
+	make_array -l 5 -c 64K
+	local before
+	before=$(sha256sum "${M[@]}")
+	map_start --read-only "${M[@]}"
+	[ "$(resync "${M[@]}")" = false ]
+	run -1 dd if=/dev/zero of="$MNT/array" bs=4k count=1 conv=notrunc status=none
+	[[ $output == *"Read-only file system"* || $output == *"Permission denied"* ]] || fail "$output"
+	head -c 4096 "$MNT/array" > /dev/null
+	map_stop
+	[ "$MAP_RC" -eq 0 ]
+	[ "$before" = "$(sha256sum "${M[@]}")" ]
+}
+
+@test "a degraded raid5 maps and reads the bytes stripe-read and the writer put there" {
+	make_array -l 5 -c 64K
+	head -c 5000000 /dev/urandom > "$D/data"
+	stripe-write -q --progress none --offset 12345 -i "$D/data" "${M[@]}"
+	rm "$D/m2.img"
+	map_start -q --read-only "$D"/m{0,1,3,4}.img
+	cmp "$MNT/array" <(stripe-read -q "$D"/m{0,1,3,4}.img)
+	cmp "$D/data" <(tail -c +12346 "$MNT/array" | head -c 5000000)
+}
+
+@test "a write to a raid6 with two members missing is kept in parity for them" {
+	make_array -l 6 -c 64K
+	rm "$D/m1.img" "$D/m3.img"
+	head -c 3000000 /dev/urandom > "$D/data"
+	map_start -q "$D"/m{0,2,4}.img
+	dd if="$D/data" of="$MNT/array" bs=1M seek=1 conv=notrunc status=none
+	cmp "$D/data" <(tail -c +$((1048576 + 1)) "$MNT/array" | head -c 3000000)
+	map_stop
+	[ "$MAP_RC" -eq 0 ]
+	cmp "$D/data" <(stripe-read -q --offset 1M --length 3000000 "$D"/m{0,2,4}.img)
+	run stripe-check -q --progress none "$D"/m{0,2,4}.img
+	assert_output --partial " 0 inconsistent"
+}
+
+@test "SIGTERM unmaps and marks the array clean" {
+	make_array -l 5 -c 64K
+	map_start "${M[@]}"
+	head -c 1000000 /dev/urandom > "$D/data"
+	dd if="$D/data" of="$MNT/array" conv=notrunc status=none
+	kill -TERM "$MAP_PID"
+	MAP_RC=0
+	wait "$MAP_PID" || MAP_RC=$?
+	MAP_PID=
+	[ "$MAP_RC" -eq 0 ] || fail "stripe-map exited $MAP_RC: $(cat "$D/map.err")"
+	! mountpoint -q "$MNT"
+	[ "$(resync "${M[@]}")" = false ]
+	cmp "$D/data" <(stripe-read --length 1000000 "${M[@]}")
+}
+
+@test "SIGTERM while a loop device holds the file unmounts, and serves it until it is let go" {
+	make_array -l 5 -c 64K
+	map_start "${M[@]}"
+	mkfs.ext4 -q -F "$MNT/array"
+	mount -o loop "$MNT/array" "$FS"
+	kill -TERM "$MAP_PID"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "still open" "$D/map.err" && break
+		sleep 0.1
+	done
+	grep -q "still open" "$D/map.err" || fail "no word of the open file: $(cat "$D/map.err")"
+	! mountpoint -q "$MNT"
+	kill -0 "$MAP_PID" || fail "stripe-map ended with the file still in use"
+	echo still > "$FS/after-signal"
+	sync
+	umount "$FS"
+	MAP_RC=0
+	wait "$MAP_PID" || MAP_RC=$?
+	MAP_PID=
+	[ "$MAP_RC" -eq 0 ]
+	[ "$(resync "${M[@]}")" = false ]
+	stripe-read "${M[@]}" > "$D/fs.img"
+	e2fsck -fn "$D/fs.img"
+	[ "$(debugfs -R 'cat /after-signal' "$D/fs.img" 2>/dev/null)" = still ]
+}
+
+@test "without -f stripe-map returns once the file is there and lets go of the members after the unmap" {
+	make_array -l 10 -c 64K
+	stripe-map "${M[@]}" "$MNT"
+	[ -e "$MNT/array" ]
+	[ "$(stat -c %s "$MNT/array")" = "$(stripe-examine --json "${M[@]}" | jq -r .array.size_bytes)" ]
+	fusermount3 -u "$MNT"
+	# stripe-map holds an flock on image members until it has marked them clean
+	flock -w 10 "${M[0]}" true
+	[ "$(resync "${M[@]}")" = false ]
+}
+
+@test "a mountpoint that does not exist is refused with status 2" {
+	make_array -l 5 -c 64K
+	run --separate-stderr stripe-map "${M[@]}" "$D/nowhere"
+	assert_failure 2
+	[[ $stderr == *"$D/nowhere: mountpoint: No such file or directory"* ]] || fail "$stderr"
+	[ "$(resync "${M[@]}")" = false ]
+}
+
+@test "members another stripe-map holds are refused with status 2" {
+	make_array -l 5 -c 64K
+	map_start "${M[@]}"
+	mkdir "$D/mnt2"
+	run --separate-stderr stripe-map "${M[@]}" "$D/mnt2"
+	assert_failure 2
+	[[ $stderr == *"m0.img"*"in use"* ]] || fail "$stderr"
+	! mountpoint -q "$D/mnt2"
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# stripe-map under load: two writers and a reader work in an ext4 on the
+# mapped file (loop-mounted) for STRIPE_MAP_LOAD_SECONDS (60); afterwards
+# nothing is lost (every file's sha256, also after mapping again) and the
+# array is consistent.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (FUSE mounts, loop devices)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	command -v fusermount3 >/dev/null || skip "fusermount3 is not installed (fuse3)"
+	D=$BATS_TEST_TMPDIR
+	MNT=$D/mnt FS=$D/fs
+	mkdir -p "$MNT" "$FS"
+	MAP_PID=
+}
+
+teardown() {
+	[ -n "${D:-}" ] || return 0
+	mountpoint -q "$FS" && umount "$FS"
+	mountpoint -q "$MNT" && fusermount3 -u "$MNT"
+	if [ -n "$MAP_PID" ] && kill -0 "$MAP_PID" 2>/dev/null; then
+		kill -KILL "$MAP_PID"
+		wait "$MAP_PID" || true
+	fi
+	return 0
+}
+
+map_start() {
+	stripe-map -f "$@" "$MNT" 2>"$D/map.err" &
+	MAP_PID=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$MNT/array" ] && return 0
+		kill -0 "$MAP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "stripe-map did not map: $(cat "$D/map.err")"
+}
+
+map_stop() {
+	fusermount3 -u "$MNT"
+	MAP_RC=0
+	wait "$MAP_PID" || MAP_RC=$?
+	MAP_PID=
+}
+
+# writer NAME END: new files of up to 1 MiB in $FS/NAME until SECONDS
+# reaches END, each written aside and renamed into place, its sum then
+# added to $D/NAME.sums; past 40 files the oldest is deleted (its name added
+# to $D/NAME.gone).
+writer() {
+	local name=$1 end=$2 n=0 old=0
+	mkdir "$FS/$name"
+	: > "$D/$name.sums"
+	: > "$D/$name.gone"
+	while ((SECONDS < end)); do
+		head -c $((RANDOM * 32 + RANDOM % 4096 + 1)) /dev/urandom > "$FS/$name/.tmp"
+		mv "$FS/$name/.tmp" "$FS/$name/f$n"
+		(cd "$FS" && sha256sum "$name/f$n") >> "$D/$name.sums"
+		n=$((n + 1))
+		if ((n - old > 40)); then
+			rm "$FS/$name/f$old"
+			echo "$name/f$old" >> "$D/$name.gone"
+			old=$((old + 1))
+		fi
+	done
+}
+
+# reader END: reads files the writers finished with O_DIRECT (so through
+# the loop device and the map, not ext4's page cache) and compares their
+# sums; files deleted meanwhile are passed over.  Counts in $D/reads.
+reader() {
+	local end=$1 reads=0 line sum path got
+	while ((SECONDS < end)); do
+		line=$(cat "$D"/w1.sums "$D"/w2.sums 2>/dev/null | shuf -n 1)
+		[ -n "$line" ] || { sleep 0.1; continue; }
+		sum=${line%% *} path=${line#*  }
+		got=$(dd if="$FS/$path" iflag=direct bs=1M status=none 2>/dev/null | sha256sum) || continue
+		[ -e "$FS/$path" ] || continue
+		if [ "${got%% *}" != "$sum" ]; then
+			echo "reader: $path: sha256 ${got%% *}, written as $sum" >> "$D/reader.err"
+		fi
+		reads=$((reads + 1))
+	done
+	echo "$reads" > "$D/reads"
+}
+
+# survivors: the sums of the files no writer deleted.
+survivors() {
+	cat "$D"/w1.gone "$D"/w2.gone | awk 'FNR == NR { gone[$0] = 1; next } !($2 in gone)' - "$D"/w1.sums "$D"/w2.sums
+}
+
+@test "two writers and a reader through a loop-mounted ext4 lose nothing, and the array stays consistent" {
+	local secs=${STRIPE_MAP_LOAD_SECONDS:-60} end
+	stripe-create -q -l 5 -c 64K --image-size 96M "$D"/m{0,1,2,3}.img
+	M=("$D"/m{0,1,2,3}.img)
+	map_start "${M[@]}"
+	mkfs.ext4 -q -F "$MNT/array"
+	mount -o loop "$MNT/array" "$FS"
+	end=$((SECONDS + secs))
+	local pids=()
+	writer w1 "$end" &
+	pids+=($!)
+	writer w2 "$end" &
+	pids+=($!)
+	reader "$end" &
+	pids+=($!)
+	wait "${pids[@]}"
+	[ ! -s "$D/reader.err" ] || fail "$(cat "$D/reader.err")"
+	[ "$(cat "$D/reads")" -gt 0 ] || fail "the reader read nothing"
+	survivors > "$D/live.sums"
+	[ "$(wc -l < "$D/live.sums")" -gt 40 ] || fail "the writers wrote only $(wc -l < "$D/live.sums") files"
+	(cd "$FS" && sha256sum -c --quiet "$D/live.sums")
+	echo "# $secs s: $(cat "$D"/w1.sums "$D"/w2.sums | wc -l) files written, $(wc -l < "$D/live.sums") kept, $(cat "$D/reads") read back with O_DIRECT" >&3
+	[ "$(find "$FS"/w1 "$FS"/w2 -type f | wc -l)" -eq "$(wc -l < "$D/live.sums")" ]
+	umount "$FS"
+	map_stop
+	[ "$MAP_RC" -eq 0 ] || fail "stripe-map exited $MAP_RC: $(cat "$D/map.err")"
+	run stripe-check --progress none "${M[@]}"
+	assert_success
+	assert_output --partial " 0 inconsistent"
+	stripe-read "${M[@]}" > "$D/fs.img"
+	e2fsck -fn "$D/fs.img"
+	rm "$D/fs.img"
+	map_start --read-only "${M[@]}"
+	mount -o loop,ro "$MNT/array" "$FS"
+	(cd "$FS" && sha256sum -c --quiet "$D/live.sums")
+}

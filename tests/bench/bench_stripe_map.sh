@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# bench_stripe_map: sequential reads and writes through stripe-map's file
+# (dd, 1 MiB requests, O_DIRECT) against stripe-read and stripe-write on the
+# same array in a tmpfs, as ratios (goal >= 0.7), medians of BENCH_REPS
+# (default 5) interleaved samples, because this machine drifts 30-50 % from
+# one run to the next: only ratios measured side by side mean anything.
+#
+# usage: bench_stripe_map       (run by tests/bench/run after "make bench"; root)
+# env:   STRIPE_BIN   directory of the stripe-* programs (default TOP/bin)
+#        BENCH_REPS   samples per figure (default 5, at least 3)
+#        BENCH_MIB    member size in MiB (default 256)
+#
+# Arrays: RAID5 of 5 members with 64K chunks and RAID6 of 6 members with 64K
+# chunks (stripe rows of 256 KiB: a 1 MiB request is 4 whole rows), and
+# RAID5 of 4 members with 64K chunks (rows of 192 KiB: every request has
+# partial rows at its ends, which are read back to merge parity).
+#   write   dd if=FILE of=MNT/array bs=1M oflag=direct conv=notrunc, against
+#           stripe-write -i FILE of the same bytes
+#   read    dd if=MNT/array of=/dev/null bs=1M iflag=direct, against
+#           stripe-read to /dev/null
+# ratio = stripe-* time / dd-through-the-map time: 1.0 is as fast as the
+# tools.  The map is set up before and taken down after each timed dd (it
+# holds the members, which stripe-write then could not take).  stripe-map
+# opens its file with FUSE's direct_io, so dd with and without O_DIRECT
+# takes the same path; O_DIRECT keeps the reading side's page cache out.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin=${STRIPE_BIN:-$top/bin}
+reps=${BENCH_REPS:-5}
+mib=${BENCH_MIB:-256}
+((reps >= 3)) || reps=3
+for t in stripe-create stripe-examine stripe-write stripe-read stripe-map; do
+	[[ -x $bin/$t ]] || { echo "bench_stripe_map: $bin/$t missing (run make)" >&2; exit 1; }
+done
+if [[ $(id -u) -ne 0 || ! -c /dev/fuse ]] || ! command -v fusermount3 >/dev/null; then
+	echo "bench_stripe_map: skipped: needs root, /dev/fuse and fusermount3 (fuse3)"
+	exit 0
+fi
+
+need_mib=$((mib * 6 + mib * 5 + 256))
+dir= mnt= map_pid=
+cleanup() {
+	if [[ -n $map_pid ]]; then
+		fusermount3 -u "$dir/mnt" 2>/dev/null || true
+		wait "$map_pid" 2>/dev/null || true
+	fi
+	[[ -n $dir ]] && rm -rf "$dir"
+	if [[ -n $mnt ]]; then
+		umount "$mnt" 2>/dev/null || true
+		rmdir "$mnt" 2>/dev/null || true
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+shm_free=$(df -Pm /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
+if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs && ${shm_free:-0} -gt $need_mib ]]; then
+	dir=$(mktemp -d /dev/shm/bench_stripe_map.XXXXXX)
+else
+	mnt=$(mktemp -d /tmp/bench_stripe_map.XXXXXX)
+	mount -t tmpfs -o size=$((need_mib + 64))m tmpfs "$mnt"
+	dir=$mnt/w
+	mkdir "$dir"
+fi
+mkdir "$dir/mnt"
+
+now() { date +%s%N; }
+# t CMD...: runs CMD, prints its wall time in ns
+t() {
+	local s e
+	s=$(now)
+	"$@" >/dev/null 2>&1
+	e=$(now)
+	echo $((e - s))
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+gbs() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / ns }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r >= g ? "met" : "NOT met") }'; }
+
+map_up() {
+	"$bin/stripe-map" -f -q "$@" "$dir/mnt" &
+	map_pid=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e $dir/mnt/array ]] && return 0
+		sleep 0.05
+	done
+	echo "bench_stripe_map: stripe-map did not map" >&2
+	exit 1
+}
+map_down() {
+	fusermount3 -u "$dir/mnt"
+	wait "$map_pid"
+	map_pid=
+}
+
+# make_array LEVEL N: members $dir/m0.. of $mib MiB, filled with data
+make_array() {
+	local level=$1 n=$2 i
+	rm -f "$dir"/m[0-9]*
+	members=()
+	for ((i = 0; i < n; i++)); do members+=("$dir/m$i"); done
+	"$bin/stripe-create" -q -f -l "$level" -c 64K --image-size "${mib}M" "${members[@]}"
+	abytes=$("$bin/stripe-examine" --json "${members[@]}" | jq -r .array.size_bytes)
+	head -c "$abytes" /dev/urandom > "$dir/in"
+	"$bin/stripe-write" -q --progress none -i "$dir/in" "${members[@]}"
+}
+
+dd_write() { dd if="$dir/in" of="$dir/mnt/array" bs=1M oflag=direct conv=notrunc status=none; }
+dd_read() { dd if="$dir/mnt/array" of=/dev/null bs=1M iflag=direct status=none; }
+
+echo "members of $mib MiB on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; medians of $reps"
+rows=() goals=()
+for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
+	read -r level n kind <<<"$spec"
+	make_array "$level" "$n"
+	mw=() mr=() sw=() sr=()
+	for ((r = 0; r < reps; r++)); do
+		map_up "${members[@]}"
+		mw+=("$(t dd_write)")
+		mr+=("$(t dd_read)")
+		map_down
+		sw+=("$(t "$bin/stripe-write" -q --progress none -i "$dir/in" "${members[@]}")")
+		sr+=("$(t "$bin/stripe-read" -q "${members[@]}")")
+	done
+	# the array must hold what was written, whichever way
+	cmp -s "$dir/in" <("$bin/stripe-read" -q "${members[@]}") || { echo "bench_stripe_map: raid$level: data differs" >&2; exit 1; }
+	w=$(median "${mw[@]}") rd=$(median "${mr[@]}") ws=$(median "${sw[@]}") rs=$(median "${sr[@]}")
+	name="raid$level ${n}x64K ($kind)"
+	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" write "$(gbs "$abytes" "$w")" "$(gbs "$abytes" "$ws")" "$(ratio "$ws" "$w")")")
+	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" read "$(gbs "$abytes" "$rd")" "$(gbs "$abytes" "$rs")" "$(ratio "$rs" "$rd")")")
+	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name write" "$(ratio "$ws" "$w")" "$(verdict "$(ratio "$ws" "$w")" 0.7)")")
+	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name read" "$(ratio "$rs" "$rd")" "$(verdict "$(ratio "$rs" "$rd")" 0.7)")")
+done
+
+echo
+printf '%-26s %-6s %8s %8s %7s\n' "array" "" "map GB/s" "tool GB/s" "ratio"
+printf '%s\n' "${rows[@]}"
+echo
+echo "goals:"
+printf '  %s\n' "${goals[@]}"
