@@ -156,3 +156,10 @@ setup() {
 	assert_success
 	assert_output "verdict: healthy"
 }
+
+@test "the demo, the README's first command, runs to its report" {
+	run "$TOP/tools/stripe-demo"
+	assert_success
+	assert_output --partial "two members rebuilt onto new images: the array is whole, consistent and reads the data."
+	assert_output --partial "md's RAID6 read whole and with two members missing: equal to md's sha256."
+}
