@@ -3,7 +3,7 @@
 # mapped file (loop-mounted) is one md assembles, finds clean and without
 # mismatches, mounts, and reads the same files from: a whole RAID5 and a
 # RAID6 mapped with a member missing.  One VM boot for both
-# (map-mount.vm.sh); its output is kept in build/test-logs/t9300-map.txt.
+# (map-mount.vm.sh); its output is kept in build/test-logs/t9400-md-mounts-what-stripe-map-made.txt.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -48,7 +48,7 @@ setup_file() {
 	mkdir -p "$TOP/build/test-logs"
 	"$MDVM" run --timeout 300 $(printf -- '--disk-snap %s ' "$W"/w{0,1,2,3}.img "$W"/d{0,1,2,4}.img) \
 		-- "$VM_SCRIPT" 4 > "$W/vm.txt" 2>&1 || true
-	cp "$W/vm.txt" "$TOP/build/test-logs/t9300-map.txt"
+	cp "$W/vm.txt" "$TOP/build/test-logs/t9400-md-mounts-what-stripe-map-made.txt"
 }
 
 setup() {
