@@ -9,6 +9,8 @@ load helpers
 
 setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (FUSE mounts, loop devices)"
+	# a minute of load is worth running once: the plain suite runs it
+	[ "${STRIPE_SUITE:-plain}" = plain ] || skip "runs in the plain suite only (60 s of load)"
 	[ -c /dev/fuse ] || skip "no /dev/fuse"
 	command -v fusermount3 >/dev/null || skip "fusermount3 is not installed (fuse3)"
 	D=$BATS_TEST_TMPDIR
