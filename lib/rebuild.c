@@ -13,7 +13,7 @@
 #include "rebuild.h"
 #include "recovery.h"
 
-#define BATCH_BYTES (256u << 10)     /* per member and batch */
+#define BATCH_BYTES (1u << 20)       /* per member and batch */
 #define PAGE 4096u
 
 struct rebuild_run {
