@@ -35,29 +35,12 @@ done
 
 # --- a tmpfs with room for two member sets, the cat targets and the input
 need_mib=$((mib * members * 3 + mib * 4 + 256))
-dir= mnt=
-cleanup() {
-	[[ -n $dir ]] && rm -rf "$dir"
-	if [[ -n $mnt ]]; then
-		umount "$mnt" 2>/dev/null || true
-		rmdir "$mnt" 2>/dev/null || true
-	fi
-}
-trap cleanup EXIT
+dir=
+# shellcheck source=tests/bench/common.sh
+. "$top/tests/bench/common.sh"
+trap bench_tmpfs_cleanup EXIT
 trap 'exit 130' INT TERM
-shm_free=$(df -Pm /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
-if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs && ${shm_free:-0} -gt $need_mib ]]; then
-	dir=$(mktemp -d /dev/shm/bench_stripe_io.XXXXXX)
-else
-	mnt=$(mktemp -d /tmp/bench_stripe_io.XXXXXX)
-	if ! mount -t tmpfs -o size=$((need_mib + 64))m tmpfs "$mnt"; then
-		echo "bench_stripe_io: /dev/shm is too small and mounting a tmpfs failed (root needed)" >&2
-		rmdir "$mnt"; mnt=
-		exit 1
-	fi
-	dir=$mnt/w
-	mkdir "$dir"
-fi
+bench_tmpfs bench_stripe_io "$need_mib"
 
 now() { date +%s%N; }
 # t CMD...: runs CMD, prints its wall time in ns

@@ -39,29 +39,20 @@ if [[ $(id -u) -ne 0 || ! -c /dev/fuse ]] || ! command -v fusermount3 >/dev/null
 fi
 
 need_mib=$((mib * 6 + mib * 5 + 256))
-dir= mnt= map_pid=
+dir='' map_pid=''
+# shellcheck source=tests/bench/common.sh
+. "$top/tests/bench/common.sh"
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	if [[ -n $map_pid ]]; then
 		fusermount3 -u "$dir/mnt" 2>/dev/null || true
 		wait "$map_pid" 2>/dev/null || true
 	fi
-	[[ -n $dir ]] && rm -rf "$dir"
-	if [[ -n $mnt ]]; then
-		umount "$mnt" 2>/dev/null || true
-		rmdir "$mnt" 2>/dev/null || true
-	fi
+	bench_tmpfs_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-shm_free=$(df -Pm /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
-if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs && ${shm_free:-0} -gt $need_mib ]]; then
-	dir=$(mktemp -d /dev/shm/bench_stripe_map.XXXXXX)
-else
-	mnt=$(mktemp -d /tmp/bench_stripe_map.XXXXXX)
-	mount -t tmpfs -o size=$((need_mib + 64))m tmpfs "$mnt"
-	dir=$mnt/w
-	mkdir "$dir"
-fi
+bench_tmpfs bench_stripe_map "$need_mib"
 mkdir "$dir/mnt"
 
 now() { date +%s%N; }
