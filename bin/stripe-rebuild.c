@@ -488,7 +488,7 @@ static int on_event(void *ctx, const struct rebuild_event *e)
 	return 0;
 }
 
-static void print_plan(const struct array *a, const struct rebuild_target *t, int n, bool dry)
+static void print_plan(const struct rebuild_target *t, int n, bool dry)
 {
 	int i;
 
@@ -496,7 +496,6 @@ static void print_plan(const struct array *a, const struct rebuild_target *t, in
 		printf("%s role %d onto %s (%s%s)\n", dry ? "would rebuild" : "rebuilding", t[i].role,
 		       t[i].m->path, t[i].readd ? "in place" : "new member",
 		       t[i].resume ? ", resuming" : "");
-	(void)a;
 }
 
 /* With --files: what each lost array range held. */
@@ -610,7 +609,7 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 		json_begin(&r.j, stdout, TOOL);
 		json_array(&r.j, "events");
 	} else if (!o->quiet) {
-		print_plan(a, t, n, false);
+		print_plan(t, n, false);
 	}
 	progress_start(&r.prog, o->json ? PROGRESS_NONE : o->pmode, TOOL, "rebuilding",
 		       (a->geo.level == MD_LEVEL_RAID1 ? a->geo.array_sectors : a->geo.dev_sectors) * 512);
@@ -679,7 +678,7 @@ int main(int argc, char **argv)
 	if (o.verbose || o.dry_run)
 		say_needs(&a);
 	if (o.dry_run) {
-		print_plan(&a, t, nt, true);
+		print_plan(t, nt, true);
 		rc = array_check_readable(&a, &d) < 0 ? EXIT_ERROR : EXIT_OK;
 		if (rc)
 			fprintf(stderr, TOOL ": %s\n", d.msg);

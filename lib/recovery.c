@@ -170,19 +170,17 @@ static int build_sb0(const struct array *a, struct rebuild_target *t, bool in_sy
 	struct md_super *sb = &t->m->sb;
 	struct sb0 *r = &sb->raw.v0;
 	int k, slot = -1;
+	uint32_t *e;
 
 	*r = a->ref->raw.v0;
-	for (k = 0; k < SB0_DISKS; k++) {
-		uint32_t *e = &r->w[SB0_DISKS_BASE + 32 * k];
-
-		if ((int)e[SB0_D_RAID_DISK] == t->role && slot < 0)
+	/* the role's own descriptor: mdadm numbers a 0.90 array's disks by role */
+	for (k = 0; k < SB0_DISKS && slot < 0; k++)
+		if ((int)r->w[SB0_DISKS_BASE + 32 * k + SB0_D_RAID_DISK] == t->role)
 			slot = k;
-	}
 	if (slot < 0)
 		slot = t->role;
 	t->m->sb.dev_number = slot;
-	uint32_t *e = &r->w[SB0_DISKS_BASE + 32 * slot];
-
+	e = &r->w[SB0_DISKS_BASE + 32 * slot];
 	e[SB0_D_NUMBER] = (uint32_t)slot;
 	e[SB0_D_MAJOR] = e[SB0_D_MINOR] = 0;
 	e[SB0_D_RAID_DISK] = (uint32_t)t->role;
@@ -326,7 +324,6 @@ int recovery_checkpoint(struct array *a, struct rebuild_target *t, int n, uint64
 		if (super_write(&t[i].m->dev, &t[i].m->sb, d) < 0)
 			return -1;
 	}
-	(void)a;
 	return 0;
 }
 
