@@ -7,10 +7,12 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
+	plain_suite_only
 	fixtures_ready
 }
 
 setup() {
+	plain_suite_only
 	D=$BATS_TEST_TMPDIR
 }
 

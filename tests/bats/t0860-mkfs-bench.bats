@@ -7,6 +7,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
+	plain_suite_only
 	[ "$(id -u)" -eq 0 ] || skip "needs root for the FUSE map and the loop mount"
 	command -v fusermount3 >/dev/null || skip "fusermount3 is not installed (fuse3)"
 	[ -e /dev/fuse ] || skip "no /dev/fuse"

@@ -12,6 +12,7 @@ export STRIPE_BIN=$BIN
 # One sweep for the file: RAID0 and RAID5 on 2 to 6 members of 16 MiB,
 # 64K and 256K chunks: 10 + 8 arrays.
 setup_file() {
+	plain_suite_only
 	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
 	S=$BATS_FILE_TMPDIR/sweep
 	mkdir -p "$S"
@@ -23,6 +24,7 @@ setup_file() {
 }
 
 setup() {
+	plain_suite_only
 	S=$BATS_FILE_TMPDIR/sweep
 	O=$S/out
 }
