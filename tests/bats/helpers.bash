@@ -11,10 +11,10 @@ TTOOLS=$(cd "$BIN/.." && pwd)/tests/tools
 PATH=$BIN:$TOP/tools:$PATH
 
 # plain_suite_only: skips in the ASan+UBSan run of make check.  For specs
-# of the shell scripts, whose C underneath the sanitized run already covers
-# through the tools' own specs: worth their minutes once.
+# of the shell scripts, and sweeps over every fixture, whose C paths the
+# sanitized run already covers through other specs: worth their minutes once.
 plain_suite_only() {
-	[ "${STRIPE_SUITE:-plain}" = plain ] || skip "shell pipeline: runs in the plain suite only"
+	[ "${STRIPE_SUITE:-plain}" = plain ] || skip "runs in the plain suite only"
 }
 
 fixtures_ready() {

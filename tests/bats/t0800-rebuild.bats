@@ -116,6 +116,7 @@ recovery_offset() {
 }
 
 @test "two deleted members of every raid6 set are rebuilt in one pass" {
+	plain_suite_only
 	local s n
 	for s in $(all_sets); do
 		case $s in r6-*) ;; *) continue ;; esac
@@ -127,6 +128,7 @@ recovery_offset() {
 }
 
 @test "every pair of members of a five-member raid6 is rebuilt" {
+	plain_suite_only
 	local a b
 	for a in 0 1 2 3 4; do
 		for b in 0 1 2 3 4; do
