@@ -10,11 +10,18 @@ FIX=${STRIPE_FIXTURES:-$TOP/build/fixtures}
 TTOOLS=$(cd "$BIN/.." && pwd)/tests/tools
 PATH=$BIN:$TOP/tools:$PATH
 
-# plain_suite_only: skips in the ASan+UBSan run of make check.  For specs
-# of the shell scripts, and sweeps over every fixture, whose C paths the
-# sanitized run already covers through other specs: worth their minutes once.
+# in_plain_suite: true except in the ASan+UBSan run of make check.
+# plain_suite_only: skips a test there.  For specs of the shell scripts, and
+# sweeps over every fixture, whose C paths the sanitized run already covers
+# through other specs: worth their minutes once.  (A setup_file cannot
+# skip: it returns early with "in_plain_suite || return 0", and each test's
+# setup skips.)
+in_plain_suite() {
+	[ "${STRIPE_SUITE:-plain}" = plain ]
+}
+
 plain_suite_only() {
-	[ "${STRIPE_SUITE:-plain}" = plain ] || skip "runs in the plain suite only"
+	in_plain_suite || skip "runs in the plain suite only"
 }
 
 fixtures_ready() {

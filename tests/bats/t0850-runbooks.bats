@@ -7,7 +7,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
-	plain_suite_only
+	in_plain_suite || return 0
 	fixtures_ready
 }
 

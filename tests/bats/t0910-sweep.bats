@@ -12,7 +12,7 @@ export STRIPE_BIN=$BIN
 # One sweep for the file: RAID0 and RAID5 on 2 to 6 members of 16 MiB,
 # 64K and 256K chunks: 10 + 8 arrays.
 setup_file() {
-	plain_suite_only
+	in_plain_suite || return 0
 	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
 	S=$BATS_FILE_TMPDIR/sweep
 	mkdir -p "$S"
