@@ -49,6 +49,9 @@ static void usage(FILE *out)
 		"      --seeks N           random seeks (default 8192)\n"
 		"      --seekers N         threads sharing the seeks (default 5)\n"
 		"      --direct            O_DIRECT, past the page cache\n"
+		"      --drop-cache        drop the target's pages from the page cache before\n"
+		"                          each reading test, so that reads come from the\n"
+		"                          device even when --size is below twice the RAM\n"
 		"      --fsync             fsync after every write\n"
 		"      --stdio             per-character tests with putc and getc, as the\n"
 		"                          original Bonnie (default: 1-byte write and read)\n"
@@ -188,7 +191,7 @@ static void default_label(char *buf, size_t len)
 }
 
 enum {
-	OPT_CHUNK = 256, OPT_CHAR, OPT_SEEKS, OPT_SEEKERS, OPT_DIRECT, OPT_FSYNC, OPT_STDIO, OPT_THREADS,
+	OPT_CHUNK = 256, OPT_CHAR, OPT_SEEKS, OPT_SEEKERS, OPT_DIRECT, OPT_FSYNC, OPT_STDIO, OPT_DROP_CACHE, OPT_THREADS,
 	OPT_HDPARM, OPT_SECONDS, OPT_ARRAY, OPT_SEED, OPT_CSV, OPT_CSV_FILE, OPT_JSON,
 };
 
@@ -204,6 +207,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "direct", no_argument, NULL, OPT_DIRECT },
 		{ "fsync", no_argument, NULL, OPT_FSYNC },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "drop-cache", no_argument, NULL, OPT_DROP_CACHE },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "hdparm", no_argument, NULL, OPT_HDPARM },
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
@@ -259,6 +263,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_DIRECT: o->p.direct = true; break;
 		case OPT_FSYNC: o->p.fsync = true; break;
 		case OPT_STDIO: o->p.stdio = true; break;
+		case OPT_DROP_CACHE: o->p.drop_cache = true; break;
 		case OPT_THREADS:
 			if (parse_count("--threads", optarg, 1, 1024, &o->p.threads) < 0)
 				return -1;
@@ -312,6 +317,8 @@ static int check_options(const struct options *o, int nargs)
 		why = "--csv is bonnie++'s format; --hdparm has its own lines (or --json)";
 	else if (o->p.files.count && (o->array || o->hdparm || o->p.threads))
 		why = "--files needs a directory and the Bonnie tests (not --array, --hdparm or --threads)";
+	else if (o->p.drop_cache && (o->hdparm || o->p.threads))
+		why = "--drop-cache is for the Bonnie tests (hdparm -t drops the cache itself; not --threads)";
 	else if (o->p.direct && o->p.chunk % 4096)
 		why = "--direct needs a --chunk that is a multiple of 4K";
 	if (why) {
@@ -504,7 +511,7 @@ static void warn_page_cache(const struct options *o)
 {
 	char a[32], b[32];
 
-	if (o->quiet || o->p.direct || o->hdparm || o->p.size >= 2 * o->p.ram)
+	if (o->quiet || o->p.direct || o->p.drop_cache || o->hdparm || o->p.size >= 2 * o->p.ram)
 		return;
 	fprintf(stderr, TOOL ": warning: --size %s is less than twice the RAM (%s): the results include the page cache\n",
 		human(o->p.size, a, sizeof(a)), human(2 * o->p.ram, b, sizeof(b)));

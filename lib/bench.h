@@ -62,6 +62,7 @@ struct bench_params {
 	bool direct;                 /* O_DIRECT */
 	bool fsync;                  /* fsync after every write */
 	bool stdio;                  /* per-character tests with putc/getc, as the original Bonnie */
+	bool drop_cache;             /* the target's pages out of the page cache before each reading test */
 	unsigned threads;            /* tiotest mode: concurrent readers and writers; 0: off */
 	double seconds;              /* hdparm -t time; -T takes two thirds */
 	uint64_t seed;
@@ -131,6 +132,10 @@ int bench_target_open(struct bench_target *t, const char *path, struct diag *d);
 int bench_target_check_space(const struct bench_target *t, uint64_t need, struct diag *d);
 /* Bytes a file or device target holds now (its size). */
 int bench_target_size(const struct bench_target *t, uint64_t *size, struct diag *d);
+/* --drop-cache: the pages of what fd reads out of the page cache (clean
+ * ones: the writing tests end with fsync), so that the next test reads the
+ * device, as with a file larger than the RAM.  name is for the message. */
+int bench_drop_cache(int fd, const char *name, struct diag *d);
 /* Removes every file the run made (its directory inside a target
  * directory); safe to call more than once, and after a failure. */
 void bench_target_cleanup(struct bench_target *t);

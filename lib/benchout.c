@@ -389,11 +389,12 @@ static void json_params(struct json *j, const struct bench_report *rep)
 	json_bool(j, "direct", p->direct);
 	json_bool(j, "fsync", p->fsync);
 	json_bool(j, "stdio", p->stdio);
+	json_bool(j, "drop_cache", p->drop_cache);
 	json_uint(j, "threads", p->threads);
 	json_uint(j, "hdparm_time_ms", (uint64_t)(p->seconds * 1000.0 + 0.5));
 	json_uint(j, "seed", p->seed);
 	json_uint(j, "ram_bytes", p->ram);
-	json_bool(j, "page_cache_included", !p->direct && p->size < 2 * p->ram);
+	json_bool(j, "page_cache_included", !p->direct && !p->drop_cache && p->size < 2 * p->ram);
 	if (t->kind == BENCH_ARRAY && t->array) {
 		const struct geometry *g = &t->array->geo;
 		char lay[64];

@@ -309,6 +309,19 @@ void bench_array_heap(void)
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+/* Before a reading test with --drop-cache: every member's pages. */
+static int drop_member_caches(const struct bench_params *p, struct array *a, struct diag *d)
+{
+	int i;
+
+	if (!p->drop_cache || p->direct)
+		return 0;
+	for (i = 0; i < a->geo.raid_disks; i++)
+		if (a->role[i] && bench_drop_cache(a->role[i]->dev.fd, a->role[i]->dev.path, d) < 0)
+			return -1;
+	return 0;
+}
+
 int bonnie_array_tests(const struct bench_params *p, struct bench_target *t, struct bench_results *r,
 		       struct diag *d)
 {
@@ -323,11 +336,11 @@ int bonnie_array_tests(const struct bench_params *p, struct bench_target *t, str
 		rc = bench_array_direct(t->array, true, d);
 	if (rc == 0)
 		rc = write_test(p, t, pattern, &r->fig[BT_WRITE], d);
-	if (rc == 0)
+	if (rc == 0 && (rc = drop_member_caches(p, t->array, d)) == 0)
 		rc = rewrite_test(p, t, &r->fig[BT_REWRITE], d);
-	if (rc == 0)
+	if (rc == 0 && (rc = drop_member_caches(p, t->array, d)) == 0)
 		rc = read_test(p, t, &r->fig[BT_READ], d);
-	if (rc == 0 && p->seeks)
+	if (rc == 0 && p->seeks && (rc = drop_member_caches(p, t->array, d)) == 0)
 		rc = bench_seeks(p, t, &r->fig[BT_SEEKS], open_array_seeker, d);
 	if (p->direct && bench_array_direct(t->array, false, rc ? NULL : d) < 0)
 		rc = -1;

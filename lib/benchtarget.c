@@ -120,3 +120,12 @@ void bench_target_cleanup(struct bench_target *t)
 	free(t->file);
 	t->file = NULL;
 }
+
+int bench_drop_cache(int fd, const char *name, struct diag *d)
+{
+	int err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+
+	if (err)
+		return diag_fail(d, "%s: cannot drop its pages from the page cache: %s", name, strerror(err));
+	return 0;
+}

@@ -289,6 +289,21 @@ static int open_fd_seeker(struct seeker *s, struct diag *d)
 	return s->fd < 0 ? -1 : 0;
 }
 
+/* Before a reading test with --drop-cache (O_DIRECT has no cache to drop). */
+static int drop_file_cache(const struct bench_params *p, const struct bench_target *t, struct diag *d)
+{
+	int fd, rc;
+
+	if (!p->drop_cache || p->direct)
+		return 0;
+	fd = open(t->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return diag_fail(d, "%s: cannot open for reading: %s", t->file, strerror(errno));
+	rc = bench_drop_cache(fd, t->file, d);
+	close(fd);
+	return rc;
+}
+
 int bonnie_io_tests(const struct bench_params *p, struct bench_target *t, struct bench_results *r,
 		    struct diag *d)
 {
@@ -301,13 +316,13 @@ int bonnie_io_tests(const struct bench_params *p, struct bench_target *t, struct
 		rc = putc_test(p, t, &r->fig[BT_PUTC], d);
 	if (rc == 0)
 		rc = block_test(p, t, buf, &r->fig[BT_WRITE], BT_WRITE, write_step, d);
-	if (rc == 0)
+	if (rc == 0 && (rc = drop_file_cache(p, t, d)) == 0)
 		rc = block_test(p, t, buf, &r->fig[BT_REWRITE], BT_REWRITE, rewrite_step, d);
-	if (rc == 0 && per_char)
+	if (rc == 0 && per_char && (rc = drop_file_cache(p, t, d)) == 0)
 		rc = getc_test(p, t, &r->fig[BT_GETC], d);
-	if (rc == 0)
+	if (rc == 0 && (rc = drop_file_cache(p, t, d)) == 0)
 		rc = block_test(p, t, buf, &r->fig[BT_READ], BT_READ, read_step, d);
-	if (rc == 0 && p->seeks)
+	if (rc == 0 && p->seeks && (rc = drop_file_cache(p, t, d)) == 0)
 		rc = bench_seeks(p, t, &r->fig[BT_SEEKS], open_fd_seeker, d);
 	free(buf);
 	return rc;

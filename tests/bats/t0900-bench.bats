@@ -167,6 +167,52 @@ assert r["per_char_read"]["rate_bytes_per_s"] > 0 and "random_seeks" not in r
 '
 }
 
+# dontneeds TRACE: how many POSIX_FADV_DONTNEED calls an strace log holds.
+dontneeds() {
+	grep -c 'fadvise64(.*POSIX_FADV_DONTNEED' "$1" || :
+}
+
+@test "--drop-cache drops the test file's pages before each of the four reading tests" {
+	command -v strace >/dev/null || skip "strace is not installed (tools/stripe-deps)"
+	run --separate-stderr strace -f -qq -e trace=fadvise64 -o "$BATS_TEST_TMPDIR/trace" \
+		stripe-bench -s 4M --char-size 32K --seeks 100 --drop-cache --json "$D"
+	assert_success
+	[[ $stderr != *"page cache"* ]] || fail "stderr: $stderr"
+	[ "$(dontneeds "$BATS_TEST_TMPDIR/trace")" -eq 4 ] || fail "$(cat "$BATS_TEST_TMPDIR/trace")"
+	json_check "$output" '
+p = d["parameters"]
+assert p["drop_cache"] is True and p["page_cache_included"] is False
+'
+}
+
+@test "without --drop-cache the page cache is left alone" {
+	command -v strace >/dev/null || skip "strace is not installed (tools/stripe-deps)"
+	run --separate-stderr strace -f -qq -e trace=fadvise64 -o "$BATS_TEST_TMPDIR/trace" \
+		stripe-bench "${SMALL[@]}" --json "$D"
+	assert_success
+	[ "$(dontneeds "$BATS_TEST_TMPDIR/trace")" -eq 0 ] || fail "$(cat "$BATS_TEST_TMPDIR/trace")"
+	json_check "$output" 'assert d["parameters"]["drop_cache"] is False'
+}
+
+@test "--drop-cache with --array drops every member's pages before rewrite, read and seeks" {
+	command -v strace >/dev/null || skip "strace is not installed (tools/stripe-deps)"
+	make_raid5
+	run --separate-stderr strace -f -qq -e trace=fadvise64 -o "$BATS_TEST_TMPDIR/trace" \
+		stripe-bench -q -s 4M --seeks 100 --drop-cache --json --array "${M[@]}"
+	assert_success
+	[ "$(dontneeds "$BATS_TEST_TMPDIR/trace")" -eq 12 ] || fail "$(cat "$BATS_TEST_TMPDIR/trace")"
+	stripe-check --progress none "${M[@]}" >/dev/null
+}
+
+@test "--drop-cache is refused with --threads and --hdparm" {
+	run --separate-stderr stripe-bench --drop-cache --threads 2 "$D"
+	assert_failure 2
+	[[ $stderr == *"--drop-cache is for the Bonnie tests"* ]] || fail "stderr: $stderr"
+	run --separate-stderr stripe-bench --drop-cache --hdparm "$D"
+	assert_failure 2
+	[[ $stderr == *"--drop-cache is for the Bonnie tests"* ]] || fail "stderr: $stderr"
+}
+
 @test "-n runs the file tests, reports files per second, and leaves no file" {
 	run --separate-stderr stripe-bench "${SMALL[@]}" -n 1:4K:1K:2 --seeks 0 --char-size 0 --json "$D"
 	assert_success

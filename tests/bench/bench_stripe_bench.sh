@@ -58,10 +58,15 @@ mbs() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 verdict() { awk -v r="$1" 'BEGIN { print (r >= 0.9 && r <= 1.1) ? "met" : "NOT met" }'; }
 jget() { python3 -c "import json, sys; d = json.load(sys.stdin); print(int($1))"; }
+# Each sample starts from a quiet disk: the last one's file is gone and its
+# blocks freed, nothing of it is still being written back (a buffered
+# write's time hangs on its fsync, which would otherwise wait on both).
+settle() { sync; sleep 1; }
 
 # sb_rates DIR DIRECT BS: stripe-bench's block write and read rates (bytes/s)
 sb_rates() {
 	local where=$1 direct=$2 bs=$3 j
+	settle
 	j=$("$bin/stripe-bench" -q --json -s "${mib}M" --chunk "$bs" --char-size 0 --seeks 0 \
 		${direct:+--direct} "$where")
 	printf '%s %s\n' "$(jget 'd["results"]["block_write"]["rate_bytes_per_s"]' <<<"$j")" \
@@ -71,6 +76,7 @@ sb_rates() {
 # fio_rates DIR DIRECT BS: fio's (psync) write then read of one file
 fio_rates() {
 	local where=$1 direct=$2 bs=$3 w r common
+	settle
 	common=(--filename="$where/fio.data" --bs="$bs" --size="${mib}M" --ioengine=psync
 		--direct="${direct:-0}" --fallocate=none --invalidate=0 --gtod_reduce=1 --output-format=json)
 	w=$(fio --name=write --rw=write --end_fsync=1 "${common[@]}" 2>/dev/null |
