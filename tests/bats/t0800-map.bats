@@ -6,54 +6,20 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load map-helpers
 
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root (FUSE mounts, loop devices)"
-	[ -c /dev/fuse ] || skip "no /dev/fuse"
-	command -v fusermount3 >/dev/null || skip "fusermount3 is not installed (fuse3)"
-	D=$BATS_TEST_TMPDIR
-	MNT=$D/mnt FS=$D/fs
-	mkdir -p "$MNT" "$FS"
-	MAP_PID=
+	map_setup
 }
 
 teardown() {
-	[ -n "${D:-}" ] || return 0
-	mountpoint -q "$FS" && umount "$FS"
-	mountpoint -q "$MNT" && fusermount3 -u "$MNT"
-	if [ -n "$MAP_PID" ] && kill -0 "$MAP_PID" 2>/dev/null; then
-		kill -KILL "$MAP_PID"
-		wait "$MAP_PID" || true
-	fi
-	return 0
+	map_teardown
 }
 
 # make_array CREATE-OPTION...: five 24 MiB members, M holds their paths.
 make_array() {
 	stripe-create -q "$@" --image-size 24M "$D"/m{0,1,2,3,4}.img
 	M=("$D"/m{0,1,2,3,4}.img)
-}
-
-# map_start OPTION-OR-MEMBER...: stripe-map in the foreground, in the
-# background of the test, until MOUNTPOINT/array is there.
-map_start() {
-	stripe-map -f "$@" "$MNT" 2>"$D/map.err" &
-	MAP_PID=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$MNT/array" ] && return 0
-		kill -0 "$MAP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "stripe-map did not map: $(cat "$D/map.err")"
-}
-
-# map_stop: fusermount3 -u, then stripe-map's exit status in MAP_RC.
-map_stop() {
-	fusermount3 -u "$MNT"
-	MAP_RC=0
-	wait "$MAP_PID" || MAP_RC=$?
-	MAP_PID=
 }
 
 resync() {

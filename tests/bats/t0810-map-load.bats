@@ -6,47 +6,16 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load map-helpers
 
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root (FUSE mounts, loop devices)"
 	# a minute of load is worth running once: the plain suite runs it
 	[ "${STRIPE_SUITE:-plain}" = plain ] || skip "runs in the plain suite only (60 s of load)"
-	[ -c /dev/fuse ] || skip "no /dev/fuse"
-	command -v fusermount3 >/dev/null || skip "fusermount3 is not installed (fuse3)"
-	D=$BATS_TEST_TMPDIR
-	MNT=$D/mnt FS=$D/fs
-	mkdir -p "$MNT" "$FS"
-	MAP_PID=
+	map_setup
 }
 
 teardown() {
-	[ -n "${D:-}" ] || return 0
-	mountpoint -q "$FS" && umount "$FS"
-	mountpoint -q "$MNT" && fusermount3 -u "$MNT"
-	if [ -n "$MAP_PID" ] && kill -0 "$MAP_PID" 2>/dev/null; then
-		kill -KILL "$MAP_PID"
-		wait "$MAP_PID" || true
-	fi
-	return 0
-}
-
-map_start() {
-	stripe-map -f "$@" "$MNT" 2>"$D/map.err" &
-	MAP_PID=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$MNT/array" ] && return 0
-		kill -0 "$MAP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "stripe-map did not map: $(cat "$D/map.err")"
-}
-
-map_stop() {
-	fusermount3 -u "$MNT"
-	MAP_RC=0
-	wait "$MAP_PID" || MAP_RC=$?
-	MAP_PID=
+	map_teardown
 }
 
 # writer NAME END: new files of up to 1 MiB in $FS/NAME until SECONDS

@@ -42,38 +42,6 @@ trap bench_tmpfs_cleanup EXIT
 trap 'exit 130' INT TERM
 bench_tmpfs bench_stripe_io "$need_mib"
 
-now() { date +%s%N; }
-# t CMD...: runs CMD, prints its wall time in ns
-t() {
-	local s e
-	s=$(now)
-	"$@" >/dev/null
-	e=$(now)
-	echo $((e - s))
-}
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-gbs() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / ns }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r >= g ? "met" : "NOT met") }'; }
-
-# peak_rss CMD...: peak resident set of CMD in KiB
-peak_rss() {
-	if [[ -x /usr/bin/time ]]; then
-		/usr/bin/time -f %M -o "$dir/rss" "$@" >/dev/null
-		tail -n 1 "$dir/rss"
-		return
-	fi
-	local pid peak=0 v
-	"$@" >/dev/null &
-	pid=$!
-	while v=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null) && [[ -n $v ]]; do
-		((v > peak)) && peak=$v
-		sleep 0.01
-	done
-	wait "$pid"
-	echo "$peak"
-}
-
 # make_array PREFIX LEVEL CHUNK MIB: members PREFIX0..5, filled from $dir/in
 make_array() {
 	local p=$1 level=$2 chunk=$3 size=$4 i paths=()
@@ -114,7 +82,7 @@ member_bytes=$((mib * members * 1024 * 1024))
 
 rows=()
 row() { rows+=("$(printf '%-22s %9s %9s %8s %7s  %s' "$@")"); }
-goal() { goals+=("$(printf '%-34s ratio %5s  goal >= %-4s %s' "$1" "$2" "$3" "$(verdict "$2" "$3")")"); }
+goal() { goals+=("$(printf '%-34s ratio %5s  goal >= %-4s %s' "$1" "$2" "$3" "$(goal_met "$2" "$3")")"); }
 goals=()
 
 for chunk in 64K 512K; do
@@ -124,23 +92,23 @@ for chunk in 64K 512K; do
 	abytes=$(array_bytes "${all[0]}")
 	ws=() wc=() rs=() rc=() ds=()
 	for ((r = 0; r < reps; r++)); do
-		ws+=("$(t "$bin/stripe-write" -q --progress none -i "$dir/win" "${all[@]}")")
-		wc+=("$(t cat_write)")
-		rs+=("$(t "$bin/stripe-read" -q "${all[@]}")")
-		rc+=("$(t cat_read "${all[@]}")")
-		ds+=("$(t "$bin/stripe-read" -q "${degraded[@]}")")
+		ws+=("$(time_ns "$bin/stripe-write" -q --progress none -i "$dir/win" "${all[@]}")")
+		wc+=("$(time_ns cat_write)")
+		rs+=("$(time_ns "$bin/stripe-read" -q "${all[@]}")")
+		rc+=("$(time_ns cat_read "${all[@]}")")
+		ds+=("$(time_ns "$bin/stripe-read" -q "${degraded[@]}")")
 	done
-	w=$(median "${ws[@]}") wcat=$(median "${wc[@]}") rd=$(median "${rs[@]}")
-	rcat=$(median "${rc[@]}") dg=$(median "${ds[@]}")
-	row "raid6 $chunk write" "$(gbs "$abytes" "$w")" "$(gbs "$member_bytes" "$wcat")" \
-		"$(ratio "$wcat" "$w")" ">= 0.5" "$(verdict "$(ratio "$wcat" "$w")" 0.5)"
-	row "raid6 $chunk read" "$(gbs "$abytes" "$rd")" "$(gbs "$member_bytes" "$rcat")" \
-		"$(ratio "$rcat" "$rd")" ">= 0.8" "$(verdict "$(ratio "$rcat" "$rd")" 0.8)"
-	row "raid6 $chunk read -2" "$(gbs "$abytes" "$dg")" "$(gbs "$member_bytes" "$rcat")" \
-		"$(ratio "$rcat" "$dg")" ">= 0.5" "$(verdict "$(ratio "$rcat" "$dg")" 0.5)"
-	goal "raid6 $chunk write vs 6 cats" "$(ratio "$wcat" "$w")" 0.5
-	goal "raid6 $chunk read vs 6 cats" "$(ratio "$rcat" "$rd")" 0.8
-	goal "raid6 $chunk read, 2 missing vs 6 cats" "$(ratio "$rcat" "$dg")" 0.5
+	w=$(median_of "${ws[@]}") wcat=$(median_of "${wc[@]}") rd=$(median_of "${rs[@]}")
+	rcat=$(median_of "${rc[@]}") dg=$(median_of "${ds[@]}")
+	row "raid6 $chunk write" "$(gbs_ns "$abytes" "$w")" "$(gbs_ns "$member_bytes" "$wcat")" \
+		"$(ratio_of "$wcat" "$w")" ">= 0.5" "$(goal_met "$(ratio_of "$wcat" "$w")" 0.5)"
+	row "raid6 $chunk read" "$(gbs_ns "$abytes" "$rd")" "$(gbs_ns "$member_bytes" "$rcat")" \
+		"$(ratio_of "$rcat" "$rd")" ">= 0.8" "$(goal_met "$(ratio_of "$rcat" "$rd")" 0.8)"
+	row "raid6 $chunk read -2" "$(gbs_ns "$abytes" "$dg")" "$(gbs_ns "$member_bytes" "$rcat")" \
+		"$(ratio_of "$rcat" "$dg")" ">= 0.5" "$(goal_met "$(ratio_of "$rcat" "$dg")" 0.5)"
+	goal "raid6 $chunk write vs 6 cats" "$(ratio_of "$wcat" "$w")" 0.5
+	goal "raid6 $chunk read vs 6 cats" "$(ratio_of "$rcat" "$rd")" 0.8
+	goal "raid6 $chunk read, 2 missing vs 6 cats" "$(ratio_of "$rcat" "$dg")" 0.5
 done
 
 # RAID5 and RAID10 reads, default chunk, same members and baseline
@@ -150,12 +118,12 @@ for level in 5 10; do
 	abytes=$(array_bytes "${all[0]}")
 	rs=() rc=()
 	for ((r = 0; r < reps; r++)); do
-		rs+=("$(t "$bin/stripe-read" -q "${all[@]}")")
-		rc+=("$(t cat_read "${all[@]}")")
+		rs+=("$(time_ns "$bin/stripe-read" -q "${all[@]}")")
+		rc+=("$(time_ns cat_read "${all[@]}")")
 	done
-	rd=$(median "${rs[@]}") rcat=$(median "${rc[@]}")
-	row "raid$level 512K read" "$(gbs "$abytes" "$rd")" "$(gbs "$member_bytes" "$rcat")" \
-		"$(ratio "$rcat" "$rd")" "-" ""
+	rd=$(median_of "${rs[@]}") rcat=$(median_of "${rc[@]}")
+	row "raid$level 512K read" "$(gbs_ns "$abytes" "$rd")" "$(gbs_ns "$member_bytes" "$rcat")" \
+		"$(ratio_of "$rcat" "$rd")" "-" ""
 done
 
 # Peak RSS at two member sizes: memory must follow the stripe, not the array.
@@ -163,8 +131,8 @@ rss=()
 for size in 64 "$mib"; do
 	make_array "$dir/m" 6 "" "$size"
 	mapfile -t all < <(paths "$dir/m")
-	rw=$(peak_rss "$bin/stripe-write" -q --progress none -i "$dir/win" "${all[@]}")
-	rr=$(peak_rss "$bin/stripe-read" -q "${all[@]}")
+	rw=$(maxrss_kib "$bin/stripe-write" -q --progress none -i "$dir/win" "${all[@]}")
+	rr=$(maxrss_kib "$bin/stripe-read" -q "${all[@]}")
 	rss+=("$rw" "$rr")
 	printf -v line '%-22s write %6s KiB   read %6s KiB' "raid6 512K ${size} MiB" "$rw" "$rr"
 	rows+=("$line")

@@ -55,20 +55,6 @@ trap 'exit 130' INT TERM
 bench_tmpfs bench_stripe_map "$need_mib"
 mkdir "$dir/mnt"
 
-now() { date +%s%N; }
-# t CMD...: runs CMD, prints its wall time in ns
-t() {
-	local s e
-	s=$(now)
-	"$@" >/dev/null 2>&1
-	e=$(now)
-	echo $((e - s))
-}
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-gbs() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / ns }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r >= g ? "met" : "NOT met") }'; }
-
 map_up() {
 	"$bin/stripe-map" -f -q "$@" "$dir/mnt" &
 	map_pid=$!
@@ -107,22 +93,24 @@ for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
 	read -r level n kind <<<"$spec"
 	make_array "$level" "$n"
 	mw=() mr=() sw=() sr=()
+	# the timed runs' stderr is dropped to keep the table readable; the cmp
+	# below catches a run that failed
 	for ((r = 0; r < reps; r++)); do
 		map_up "${members[@]}"
-		mw+=("$(t dd_write)")
-		mr+=("$(t dd_read)")
+		mw+=("$(time_ns dd_write 2>/dev/null)")
+		mr+=("$(time_ns dd_read 2>/dev/null)")
 		map_down
-		sw+=("$(t "$bin/stripe-write" -q --progress none -i "$dir/in" "${members[@]}")")
-		sr+=("$(t "$bin/stripe-read" -q "${members[@]}")")
+		sw+=("$(time_ns "$bin/stripe-write" -q --progress none -i "$dir/in" "${members[@]}" 2>/dev/null)")
+		sr+=("$(time_ns "$bin/stripe-read" -q "${members[@]}" 2>/dev/null)")
 	done
 	# the array must hold what was written, whichever way
 	cmp -s "$dir/in" <("$bin/stripe-read" -q "${members[@]}") || { echo "bench_stripe_map: raid$level: data differs" >&2; exit 1; }
-	w=$(median "${mw[@]}") rd=$(median "${mr[@]}") ws=$(median "${sw[@]}") rs=$(median "${sr[@]}")
+	w=$(median_of "${mw[@]}") rd=$(median_of "${mr[@]}") ws=$(median_of "${sw[@]}") rs=$(median_of "${sr[@]}")
 	name="raid$level ${n}x64K ($kind)"
-	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" write "$(gbs "$abytes" "$w")" "$(gbs "$abytes" "$ws")" "$(ratio "$ws" "$w")")")
-	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" read "$(gbs "$abytes" "$rd")" "$(gbs "$abytes" "$rs")" "$(ratio "$rs" "$rd")")")
-	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name write" "$(ratio "$ws" "$w")" "$(verdict "$(ratio "$ws" "$w")" 0.7)")")
-	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name read" "$(ratio "$rs" "$rd")" "$(verdict "$(ratio "$rs" "$rd")" 0.7)")")
+	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" write "$(gbs_ns "$abytes" "$w")" "$(gbs_ns "$abytes" "$ws")" "$(ratio_of "$ws" "$w")")")
+	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" read "$(gbs_ns "$abytes" "$rd")" "$(gbs_ns "$abytes" "$rs")" "$(ratio_of "$rs" "$rd")")")
+	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name write" "$(ratio_of "$ws" "$w")" "$(goal_met "$(ratio_of "$ws" "$w")" 0.7)")")
+	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name read" "$(ratio_of "$rs" "$rd")" "$(goal_met "$(ratio_of "$rs" "$rd")" 0.7)")")
 done
 
 echo

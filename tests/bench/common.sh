@@ -1,11 +1,40 @@
 # shellcheck shell=bash
 # common.sh: helpers the benchmark scripts share (sourced, not run):
-# timestamps, medians of samples and a process's peak resident set.
+# timestamps, timings, medians of samples, rates, ratios against goals, a
+# process's peak resident set and the tmpfs the benchmarks measure in.
+# Each name has one meaning for every script: the scripts that compute in
+# seconds with bc use now and median; those that compute in nanoseconds
+# with awk use now_ns, time_ns and median_of.
 
 now() { date +%s.%N; }
 
+# now_ns: a timestamp in nanoseconds, for integer arithmetic in the shell.
+now_ns() { date +%s%N; }
+
+# time_ns CMD...: CMD's wall time in nanoseconds.  CMD's stdout is dropped
+# so that only the time is printed; its stderr is left to the caller.
+time_ns() {
+	local s e
+	s=$(now_ns)
+	"$@" >/dev/null
+	e=$(now_ns)
+	echo $((e - s))
+}
+
 # median: the median of the numbers on stdin, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# median_of N...: the median of its arguments, for samples kept in arrays.
+median_of() { printf '%s\n' "$@" | median; }
+
+# gbs_ns BYTES NS: the rate in GB/s (10^9 bytes), two decimals.
+gbs_ns() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / ns }'; }
+
+# ratio_of A B: A / B, two decimals.
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# goal_met RATIO GOAL: "met" when RATIO >= GOAL, else "NOT met".
+goal_met() { awk -v r="$1" -v g="$2" 'BEGIN { print (r >= g ? "met" : "NOT met") }'; }
 
 # peak_rss_kib CMD...: the command's peak resident set, polled from /proc.
 peak_rss_kib() {
@@ -18,6 +47,23 @@ peak_rss_kib() {
 	done
 	wait "$pid" || true
 	echo "$peak"
+}
+
+# maxrss_kib CMD...: the command's peak resident set as the kernel counts it
+# (ru_maxrss through /usr/bin/time), which polling can miss the last of;
+# polled with peak_rss_kib where /usr/bin/time is missing.  CMD's stdout is
+# dropped, its stderr is left to the caller.
+maxrss_kib() {
+	if [[ ! -x /usr/bin/time ]]; then
+		peak_rss_kib "$@"
+		return
+	fi
+	local out
+	out=$(mktemp)
+	# a failing CMD adds a "Command exited" line before the figure
+	/usr/bin/time -f %M -o "$out" "$@" >/dev/null || true
+	tail -n 1 "$out"
+	rm -f "$out"
 }
 
 # bench_tmpfs NAME NEED_MIB: sets dir to a new directory in a tmpfs with
