@@ -192,6 +192,13 @@ static inline bool bench_stopped(const struct bench_target *t)
 /* Fills buf with the run's data pattern (pseudo-random, incompressible). */
 void bench_fill(void *buf, size_t len, uint64_t seed);
 
+/* Marks each whole 512-byte sector of buf, about to be written at byte off,
+ * with its own offset and the seed, so that no two sectors written are
+ * alike: storage that deduplicates (a VM's disk image, a SAN) would
+ * otherwise store one chunk written over and over almost for free, and
+ * the figures would be its, not the device's.  fio does the same. */
+void bench_stamp(void *buf, size_t len, uint64_t off, uint64_t seed);
+
 /* The Bonnie I/O tests (per-char, block, rewrite, seeks) on a file or a
  * device (bonnie.c), or on an array (benchstripe.c); the file tests in the
  * target directory (benchfiles.c).  Each fills its figures in r and stops

@@ -20,6 +20,7 @@ struct stream {
 	struct bench_target *t;
 	struct bench_figure *f;
 	const uint8_t *pattern;      /* one bench chunk of data */
+	uint64_t seed;               /* stamped into what is written */
 	uint32_t chunk;
 	uint64_t last;               /* when the previous piece went */
 	uint64_t pos;                /* bytes so far */
@@ -51,6 +52,7 @@ static long long pattern_source(void *ctx, void *buf, size_t len, struct diag *d
 		memcpy((uint8_t *)buf + done, s->pattern + at, n);
 		done += n;
 	}
+	bench_stamp(buf, len, s->pos, s->seed);
 	s->pos += len;
 	return stream_step(s, d) < 0 ? -1 : (long long)len;
 }
@@ -102,7 +104,7 @@ static void note(const struct bench_target *t, enum bench_test test)
 static int write_test(const struct bench_params *p, struct bench_target *t, const uint8_t *pattern,
 		      struct bench_figure *f, struct diag *d)
 {
-	struct stream s = { .t = t, .f = f, .pattern = pattern, .chunk = p->chunk };
+	struct stream s = { .t = t, .f = f, .pattern = pattern, .seed = p->seed, .chunk = p->chunk };
 	struct bench_clock c;
 	uint64_t written = 0;
 	int rc;

@@ -116,3 +116,16 @@ void bench_fill(void *buf, size_t len, uint64_t seed)
 	for (v = bench_random(&s); i < len; i++, v >>= 8)
 		p[i] = (uint8_t)v;
 }
+
+void bench_stamp(void *buf, size_t len, uint64_t off, uint64_t seed)
+{
+	uint8_t *p = buf;
+	size_t at;
+
+	for (at = 0; at + 512 <= len; at += 512) {
+		uint64_t where = off + at;
+
+		memcpy(p + at, &where, 8);
+		memcpy(p + at + 8, &seed, 8);
+	}
+}

@@ -201,6 +201,7 @@ static int fsync_if_asked(const struct bench_params *p, int fd, const char *file
 static int write_step(const struct bench_params *p, int fd, const char *file, void *buf, uint64_t off,
 		      struct diag *d)
 {
+	bench_stamp(buf, p->chunk, off, p->seed);
 	if (write_all(fd, file, buf, p->chunk, off, d) < 0)
 		return -1;
 	return fsync_if_asked(p, fd, file, d);

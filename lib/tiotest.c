@@ -35,6 +35,8 @@ static int io_at(struct tio_thread *th, bool write, uint64_t off, struct diag *d
 {
 	size_t len = th->p->chunk, done = 0;
 
+	if (write)
+		bench_stamp(th->buf, len, th->base + off, th->p->seed);
 	if (th->fd < 0)
 		return write ? bench_array_write(th->t->array, th->buf, th->base + off, len, d)
 			     : bench_array_read(th->t->array, th->buf, th->base + off, len, d);
@@ -62,6 +64,7 @@ struct region_stream {
 	struct tio_thread *th;
 	struct bench_figure *f;
 	uint64_t last;
+	uint64_t pos;                /* array offset of the next byte */
 };
 
 static int region_step(struct region_stream *rs, struct diag *d)
@@ -82,6 +85,8 @@ static long long region_source(void *ctx, void *buf, size_t len, struct diag *d)
 	for (; done < len; done += rs->th->p->chunk)
 		memcpy((uint8_t *)buf + done, rs->th->buf,
 		       len - done < rs->th->p->chunk ? len - done : rs->th->p->chunk);
+	bench_stamp(buf, len, rs->pos, rs->th->p->seed);
+	rs->pos += len;
 	return region_step(rs, d) < 0 ? -1 : (long long)len;
 }
 
@@ -95,7 +100,7 @@ static int region_sink(void *ctx, const void *buf, size_t len, struct diag *d)
 
 static int array_sequential(struct tio_thread *th, bool write, struct bench_figure *f, struct diag *d)
 {
-	struct region_stream rs = { .th = th, .f = f, .last = bench_now_ns() };
+	struct region_stream rs = { .th = th, .f = f, .last = bench_now_ns(), .pos = th->base };
 	uint64_t written;
 
 	if (!write)

@@ -290,6 +290,35 @@ interrupt_when() {
 	[ "$(stat -c %s "$BATS_TEST_TMPDIR/target.img")" -eq $((4 << 20)) ]
 }
 
+# distinct_sectors FILE: fails unless every 512-byte sector of FILE differs
+# from every other (what the write tests leave when each sector is stamped).
+distinct_sectors() {
+	python3 -c "import sys
+b = open(sys.argv[1], 'rb').read()
+s = [b[i:i + 512] for i in range(0, len(b), 512)]
+dups = len(s) - len(set(s))
+sys.exit('%d of %d sectors repeat another' % (dups, len(s)) if dups else 0)" "$1"
+}
+
+@test "no two sectors the block tests write are alike, so deduplicating storage cannot skip them" {
+	truncate -s 4M "$BATS_TEST_TMPDIR/target.img"
+	run stripe-bench -q -s 4M --char-size 0 --seeks 0 "$BATS_TEST_TMPDIR/target.img"
+	assert_success
+	distinct_sectors "$BATS_TEST_TMPDIR/target.img"
+}
+
+@test "no two sectors --array and --threads write are alike" {
+	make_raid5
+	run stripe-bench -q -s 8M --seeks 0 --array "${M[@]}"
+	assert_success
+	stripe-read -q --length 8M -o "$BATS_TEST_TMPDIR/array" "${M[@]}"
+	distinct_sectors "$BATS_TEST_TMPDIR/array"
+	run stripe-bench -q --threads 2 -s 8M --seeks 0 --array "${M[@]}"
+	assert_success
+	stripe-read -q --length 8M -o "$BATS_TEST_TMPDIR/array" "${M[@]}"
+	distinct_sectors "$BATS_TEST_TMPDIR/array"
+}
+
 @test "--hdparm reads a file it may not write; the Bonnie tests refuse it" {
 	head -c 4M /dev/urandom >"$BATS_TEST_TMPDIR/ro.img"
 	chmod 444 "$BATS_TEST_TMPDIR/ro.img"

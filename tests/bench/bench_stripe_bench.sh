@@ -16,10 +16,18 @@
 # Cases (fio job = one file, written then read, like stripe-bench's):
 #   disk, buffered 8K   Bonnie's chunk through the page cache; the write's
 #                       time includes the fsync and close (fio
-#                       --end_fsync=1), as Bonnie's does; the read finds the
-#                       file in the cache, as Bonnie's does (fio
-#                       --invalidate=0: fio drops it otherwise)
+#                       --end_fsync=1), as Bonnie's does; the read comes
+#                       from the disk: fio drops the file's cached pages
+#                       before its job (--invalidate=1, its default),
+#                       stripe-bench with --drop-cache; and both read the
+#                       file once before (stripe-bench in its rewrite)
 #   disk, O_DIRECT 1M   past the page cache, 1 MiB transfers
+#   disk, cached 8K     the same as the first, but the reads find the file
+#                       in the page cache (fio --invalidate=0, stripe-bench
+#                       without --drop-cache), as Bonnie's do when the file
+#                       is smaller than the RAM: memory copies and system
+#                       calls, where each tool's own cost per transfer
+#                       shows; no goal
 #   fio runs with --gtod_reduce=1: its per-transfer clock readings are its
 #   own cost, not the I/O's (bandwidth is still measured).
 #   tmpfs, buffered 8K  (when /dev/shm has room) memory copies and system
@@ -63,44 +71,55 @@ jget() { python3 -c "import json, sys; d = json.load(sys.stdin); print(int($1))"
 # write's time hangs on its fsync, which would otherwise wait on both).
 settle() { sync; sleep 1; }
 
-# sb_rates DIR DIRECT BS: stripe-bench's block write and read rates (bytes/s)
+# MODE: cached (reads from the page cache), device (reads from the disk,
+# buffered) or direct (O_DIRECT).
+sb_flags() { case $1 in device) echo --drop-cache ;; direct) echo --direct ;; esac; }
+
+# sb_rates DIR MODE BS: stripe-bench's block write and read rates (bytes/s)
 sb_rates() {
-	local where=$1 direct=$2 bs=$3 j
+	local where=$1 mode=$2 bs=$3 j
 	settle
+	# shellcheck disable=SC2046 # no flag or one
 	j=$("$bin/stripe-bench" -q --json -s "${mib}M" --chunk "$bs" --char-size 0 --seeks 0 \
-		${direct:+--direct} "$where")
+		$(sb_flags "$mode") "$where")
 	printf '%s %s\n' "$(jget 'd["results"]["block_write"]["rate_bytes_per_s"]' <<<"$j")" \
 		"$(jget 'd["results"]["block_read"]["rate_bytes_per_s"]' <<<"$j")"
 }
 
-# fio_rates DIR DIRECT BS: fio's (psync) write then read of one file
+# fio_rates DIR MODE BS: fio's (psync) write then read of one file
 fio_rates() {
-	local where=$1 direct=$2 bs=$3 w r common
+	local where=$1 mode=$2 bs=$3 w r common
 	settle
 	common=(--filename="$where/fio.data" --bs="$bs" --size="${mib}M" --ioengine=psync
-		--direct="${direct:-0}" --fallocate=none --invalidate=0 --gtod_reduce=1 --output-format=json)
+		--direct="$([[ $mode == direct ]] && echo 1 || echo 0)"
+		--invalidate="$([[ $mode == cached ]] && echo 0 || echo 1)"
+		--fallocate=none --gtod_reduce=1 --output-format=json)
 	w=$(fio --name=write --rw=write --end_fsync=1 "${common[@]}" 2>/dev/null |
 		jget 'd["jobs"][0]["write"]["bw_bytes"]')
+	# stripe-bench's block read follows its rewrite, which has read the file
+	# once: so does fio's (below a VM's disk that first read can leave the
+	# file in the host's cache, where the second finds it)
+	[[ $mode == cached ]] || fio --name=warm --rw=read "${common[@]}" >/dev/null 2>&1
 	r=$(fio --name=read --rw=read "${common[@]}" 2>/dev/null | jget 'd["jobs"][0]["read"]["bw_bytes"]')
 	rm -f "$where/fio.data"
 	printf '%s %s\n' "$w" "$r"
 }
 
-# one_case LABEL DIR DIRECT BS GOAL: medians of reps interleaved samples,
+# one_case LABEL DIR MODE BS GOAL: medians of reps interleaved samples,
 # the order of the two tools swapped every other time.
 one_case() {
-	local label=$1 where=$2 direct=$3 bs=$4 goal=$5 i a b w r fwm frm t rt
+	local label=$1 where=$2 mode=$3 bs=$4 goal=$5 i a b w r fwm frm t rt
 	local -a sw=() sr=() fw=() fr=()
 	for ((i = 0; i < reps; i++)); do
 		if ((i % 2)); then
-			read -r a b < <(fio_rates "$where" "$direct" "$bs")
+			read -r a b < <(fio_rates "$where" "$mode" "$bs")
 			fw+=("$a") fr+=("$b")
-			read -r a b < <(sb_rates "$where" "$direct" "$bs")
+			read -r a b < <(sb_rates "$where" "$mode" "$bs")
 			sw+=("$a") sr+=("$b")
 		else
-			read -r a b < <(sb_rates "$where" "$direct" "$bs")
+			read -r a b < <(sb_rates "$where" "$mode" "$bs")
 			sw+=("$a") sr+=("$b")
-			read -r a b < <(fio_rates "$where" "$direct" "$bs")
+			read -r a b < <(fio_rates "$where" "$mode" "$bs")
 			fw+=("$a") fr+=("$b")
 		fi
 	done
@@ -123,16 +142,17 @@ if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
 fi
 echo "on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; ${mib} MiB files; medians of $reps"
 rows=() goals=()
-one_case "disk, buffered 8K" "$dir" "" 8K 1
-one_case "disk, O_DIRECT 1M" "$dir" 1 1M 1
-[[ -n $shm ]] && one_case "tmpfs, buffered 8K" "$shm" "" 8K 0
+one_case "disk, buffered 8K" "$dir" device 8K 1
+one_case "disk, O_DIRECT 1M" "$dir" direct 1M 1
+one_case "disk, cached 8K" "$dir" cached 8K 0
+[[ -n $shm ]] && one_case "tmpfs, buffered 8K" "$shm" cached 8K 0
 
 echo
 printf '%-30s %12s %12s %7s\n' "case" "stripe MiB/s" "fio MiB/s" "ratio"
 printf '%s\n' "${rows[@]}"
-[[ -n $shm ]] && cat <<'NOTE'
-(on tmpfs a transfer is a memory copy and a system call, and fio's own
-bookkeeping per transfer shows: it is no goal there)
+cat <<'NOTE'
+(from the page cache and on tmpfs a transfer is a memory copy and a system
+call, and fio's own bookkeeping per transfer shows: no goal there)
 NOTE
 
 # Side by side with bonnie++: the same directory, size, chunk (8K), seeks
