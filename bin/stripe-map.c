@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -35,10 +36,15 @@
 #define TOOL "stripe-map"
 #define FILE_NAME "array"
 #define FILE_PATH "/" FILE_NAME
-#define IO_BYTES (1u << 20)          /* largest FUSE read or write request */
+#define IO_BYTES (1u << 20)          /* largest FUSE write request */
+/* Largest FUSE read request: a reply, its header and libfuse's slack must
+ * fit the pipe it is spliced through, and pipes stop at 1 MiB
+ * (fs.pipe-max-size) for a process without CAP_SYS_RESOURCE. */
+#define READ_BYTES (512u << 10)
 #define ENGINES 4                    /* requests served at once; the rest wait */
 #define QUEUED_MAX 8                 /* writes answered but not yet on the members */
 #define MERGE_BYTES (8u << 20)       /* queued writes that follow each other, written as one */
+#define SPLICE_RUNS 512              /* member runs one read may be spliced from */
 
 enum { HOLD_READS, HOLD_WRITES };    /* rangelock groups */
 
@@ -194,18 +200,16 @@ static size_t clamp(const struct map *m, size_t size, off_t off)
 	return (uint64_t)size < m->size - (uint64_t)off ? size : (size_t)(m->size - (uint64_t)off);
 }
 
-static int map_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+/* A read through the stripe engine into memory of its own: degraded rows
+ * rebuilt, errors reported.  0, or -EIO. */
+static int read_by_engine(struct map *m, uint8_t *buf, size_t len, off_t off)
 {
-	struct map *m = this_map();
-	size_t len = clamp(m, size, off);
-	struct membuf b = { (uint8_t *)buf, len, 0 };
+	struct membuf b = { buf, len, 0 };
 	struct range_hold h;
 	struct stripe_engine *e;
 	struct diag d;
 	int rc;
 
-	if (len == 0)
-		return 0;
 	hold_rows(m, &h, (uint64_t)off, len, HOLD_READS);
 	e = engine_take(m);
 	rc = stripe_engine_read(e, (uint64_t)off, len, copy_out, &b, &d);
@@ -217,7 +221,145 @@ static int map_read(const char *path, char *buf, size_t size, off_t off, struct 
 		atomic_store(&m->io_failed, true);
 		return -EIO;
 	}
-	return (int)len;
+	return 0;
+}
+
+/* One piece of a read, as it lies on a member. */
+struct run {
+	int fd;
+	uint64_t pos;                /* bytes from the start of the member */
+	size_t len;
+};
+
+/* Where [off, off + len) lies on the members, a run per chunk piece, when
+ * a member present holds each piece; -1 when one does not (a degraded row:
+ * the engine rebuilds it) or when there are more than SPLICE_RUNS. */
+static int plan_runs(const struct map *m, uint64_t off, size_t len, struct run *r)
+{
+	const struct array *a = m->a;
+	struct copy c[ST_MAX_DISKS];
+	uint64_t s = off / 512, end = (off + len) / 512, n;
+	int nruns = 0, k, i;
+
+	while (s < end) {
+		const struct member *mb;
+
+		k = layout_locate(&a->geo, s, c, &n);
+		for (i = 0; i < k && !a->role[c[i].role]; i++)
+			;
+		if (i == k || nruns == SPLICE_RUNS)
+			return -1;
+		mb = a->role[c[i].role];
+		n = n < end - s ? n : end - s;
+		r[nruns++] = (struct run){ mb->dev.fd, (mb->sb.data_offset + c[i].sector) * 512, n * 512 };
+		s += n;
+	}
+	return nruns;
+}
+
+/* The pipe a FUSE thread hands read data over in: member pages go in by
+ * reference, and libfuse splices them on to the reader, so the bytes are
+ * copied once, into the reader's buffer.  Made on first use, big enough
+ * for the largest request; NULL where that cannot be. */
+static const int *thread_pipe(void)
+{
+	static __thread int fds[2] = { -1, -1 };
+	static __thread bool tried;
+
+	if (!tried) {
+		tried = true;
+		if (pipe2(fds, O_CLOEXEC) == 0 && fcntl(fds[1], F_SETPIPE_SZ, (int)READ_BYTES) < (int)READ_BYTES) {
+			close(fds[0]);
+			close(fds[1]);
+			fds[0] = fds[1] = -1;
+		}
+	}
+	return fds[0] >= 0 ? fds : NULL;
+}
+
+/* Empties the pipe of what a reply that failed half way left in it. */
+static int drain_pipe(int rfd)
+{
+	char junk[65536];
+	int left;
+
+	while (ioctl(rfd, FIONREAD, &left) == 0 && left > 0)
+		if (read(rfd, junk, sizeof(junk)) <= 0)
+			return -1;
+	return 0;
+}
+
+/* Splices the runs into the pipe's write end wfd; -1 on a read error or
+ * a member cut short. */
+static int splice_runs(int wfd, const struct run *r, int nruns)
+{
+	int i;
+
+	for (i = 0; i < nruns; i++) {
+		loff_t pos = (loff_t)r[i].pos;
+		size_t left = r[i].len;
+
+		while (left > 0) {
+			ssize_t n = splice(r[i].fd, &pos, wfd, NULL, left, 0);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return -1;
+			left -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/* Reads from the members' page cache, spliced to the reader; where that
+ * cannot be (a degraded row, an unaligned request, a read error, no pipe)
+ * through the engine, into memory, which reports the error. */
+static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct map *m = this_map();
+	size_t len = clamp(m, size, off);
+	struct fuse_bufvec *bv = malloc(sizeof(*bv));
+	struct run runs[SPLICE_RUNS];
+	const int *p = thread_pipe();
+	struct range_hold h;
+	uint8_t *mem;
+	int n, rc;
+
+	*bufp = NULL;
+	if (!bv)
+		return -ENOMEM;
+	*bv = (struct fuse_bufvec)FUSE_BUFVEC_INIT(len);
+	if (len == 0) {
+		*bufp = bv;
+		return 0;
+	}
+	if (p && (off | (off_t)len) % 512 == 0 && drain_pipe(p[0]) == 0 &&
+	    (n = plan_runs(m, (uint64_t)off, len, runs)) > 0) {
+		hold_rows(m, &h, (uint64_t)off, len, HOLD_READS);
+		rc = splice_runs(p[1], runs, n);
+		rangelock_drop(&m->rows, &h);
+		if (rc == 0) {
+			bv->buf[0].flags = FUSE_BUF_IS_FD;
+			bv->buf[0].fd = p[0];
+			*bufp = bv;
+			return 0;
+		}
+		drain_pipe(p[0]);
+	}
+	if (!(mem = malloc(len))) {
+		free(bv);
+		return -ENOMEM;
+	}
+	if ((rc = read_by_engine(m, mem, len, off)) < 0) {
+		free(mem);
+		free(bv);
+		return rc;
+	}
+	bv->buf[0].mem = mem;
+	*bufp = bv;
+	return 0;
 }
 
 /* Writes [off, off + len) from buf: the whole stripe rows in the middle in
@@ -469,9 +611,12 @@ static int map_open(const char *path, struct fuse_file_info *fi)
 		return strcmp(path, "/") == 0 ? -EISDIR : -ENOENT;
 	if (m->read_only && (fi->flags & O_ACCMODE) != O_RDONLY)
 		return -EROFS;
-	/* no page cache of ours: a loop device or a file system above keeps
-	 * its own, and every request reaches the members as it comes */
-	fi->direct_io = 1;
+	/* Not FUSE's direct_io: with it the kernel sends an O_DIRECT request
+	 * in one piece after another; without it, in READ_BYTES pieces at
+	 * once (async DIO), served side by side by the FUSE threads.  The
+	 * page cache the kernel then keeps of the file holds only what went
+	 * through this map (writes go straight on: no writeback cache). */
+	fi->direct_io = 0;
 	atomic_fetch_add(&m->opens, 1);
 	return 0;
 }
@@ -544,12 +689,17 @@ static void *map_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	struct map *m = this_map();
 
 	conn->max_write = IO_BYTES;
-	conn->max_read = IO_BYTES;
-	conn->max_readahead = IO_BYTES;
+	conn->max_read = READ_BYTES;
+	conn->max_readahead = READ_BYTES;
 	if (conn->capable & FUSE_CAP_ASYNC_DIO)
 		conn->want |= FUSE_CAP_ASYNC_DIO;
+	/* replies spliced from map_read_buf's pipe; not SPLICE_MOVE, which
+	 * could take the pages from the members' page cache */
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
+	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_MOVE;
 	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
-	cfg->direct_io = 1;
+	cfg->direct_io = 0;
 	cfg->kernel_cache = 0;
 	cfg->use_ino = 0;
 	cfg->nullpath_ok = 0;
@@ -563,7 +713,7 @@ static const struct fuse_operations map_ops = {
 	.getattr = map_getattr,
 	.readdir = map_readdir,
 	.open = map_open,
-	.read = map_read,
+	.read_buf = map_read_buf,
 	.write = map_write,
 	.fsync = map_fsync,
 	.flush = map_flush,
@@ -806,7 +956,7 @@ static struct fuse *mount_map(struct map *m)
 	struct fuse *f;
 
 	super_uuid_str(m->a->ref->uuid, uuid);
-	snprintf(opts, sizeof(opts), "fsname=stripe:%.36s,subtype=stripe,max_read=%u%s", uuid, IO_BYTES,
+	snprintf(opts, sizeof(opts), "fsname=stripe:%.36s,subtype=stripe,max_read=%u%s", uuid, READ_BYTES,
 		 m->read_only ? ",ro" : "");
 	f = fuse_new(&args, &map_ops, sizeof(map_ops), m);
 	fuse_opt_free_args(&args);
