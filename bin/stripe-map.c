@@ -105,6 +105,7 @@ struct map {
 	 * so that later reads of those rows wait for it; one writer thread
 	 * applies the queue in order */
 	struct pending *queue, *queue_tail;
+	struct pending *spare;       /* buffers for writes to come, QUEUED_MAX in all */
 	int inflight;                /* queued or being written */
 	bool stopping;
 	pthread_cond_t queued, drained;
@@ -233,7 +234,8 @@ struct run {
 
 /* Where [off, off + len) lies on the members, a run per chunk piece, when
  * a member present holds each piece; -1 when one does not (a degraded row:
- * the engine rebuilds it) or when there are more than SPLICE_RUNS. */
+ * the engine rebuilds it), when there are more than SPLICE_RUNS, or when
+ * the test hook says a read there fails (the engine meets it and says so). */
 static int plan_runs(const struct map *m, uint64_t off, size_t len, struct run *r)
 {
 	const struct array *a = m->a;
@@ -251,7 +253,10 @@ static int plan_runs(const struct map *m, uint64_t off, size_t len, struct run *
 			return -1;
 		mb = a->role[c[i].role];
 		n = n < end - s ? n : end - s;
-		r[nruns++] = (struct run){ mb->dev.fd, (mb->sb.data_offset + c[i].sector) * 512, n * 512 };
+		r[nruns] = (struct run){ mb->dev.fd, (mb->sb.data_offset + c[i].sector) * 512, n * 512 };
+		if (mb->dev.nfaults && dev_read_faults(&mb->dev, r[nruns].pos, r[nruns].len))
+			return -1;
+		nruns++;
 		s += n;
 	}
 	return nruns;
@@ -426,11 +431,14 @@ static void write_run(struct map *m, struct pending *first, uint64_t len)
 		       (unsigned long long)len, (unsigned long long)first->off, d.msg);
 		atomic_store(&m->write_failed, true);
 	}
+	pthread_mutex_lock(&m->mu);
 	for (p = first; p; p = next) {
 		next = p->next;
 		rangelock_drop(&m->rows, &p->hold);
-		free(p);
+		p->next = m->spare;
+		m->spare = p;
 	}
+	pthread_mutex_unlock(&m->mu);
 }
 
 /* Takes the head of the queue and the writes queued after it that start
@@ -478,12 +486,51 @@ static void *writer_thread(void *arg)
 	return NULL;
 }
 
+/* A buffer for a write, once fewer than QUEUED_MAX are queued: kept from
+ * one write to the next, as fresh memory for each would cost a page fault
+ * per page. */
+static struct pending *take_spare(struct map *m)
+{
+	struct pending *p;
+
+	pthread_mutex_lock(&m->mu);
+	while (m->inflight >= QUEUED_MAX || !m->spare)
+		pthread_cond_wait(&m->drained, &m->mu);
+	m->inflight++;
+	p = m->spare;
+	m->spare = p->next;
+	pthread_mutex_unlock(&m->mu);
+	return p;
+}
+
+/* QUEUED_MAX buffers of IO_BYTES, touched now rather than at the first
+ * writes. */
+static void make_spares(struct map *m)
+{
+	int i;
+
+	for (i = 0; i < QUEUED_MAX; i++) {
+		struct pending *p = dev_alloc(sizeof(*p) + IO_BYTES);
+
+		memset(p, 0, sizeof(*p) + IO_BYTES);
+		p->next = m->spare;
+		m->spare = p;
+	}
+}
+
+static void free_spares(struct map *m)
+{
+	struct pending *p;
+
+	while ((p = m->spare)) {
+		m->spare = p->next;
+		free(p);
+	}
+}
+
 static void enqueue(struct map *m, struct pending *p)
 {
 	pthread_mutex_lock(&m->mu);
-	while (m->inflight >= QUEUED_MAX)
-		pthread_cond_wait(&m->drained, &m->mu);
-	m->inflight++;
 	if (m->queue_tail)
 		m->queue_tail->next = p;
 	else
@@ -525,9 +572,9 @@ static int map_write(const char *path, const char *buf, size_t size, off_t off, 
 		return -EIO;
 	if (len == 0)
 		return size ? -ENOSPC : 0;
-	p = malloc(sizeof(*p) + len);
-	if (!p)
-		return -ENOMEM;
+	if (len > IO_BYTES)          /* more than max_write: the kernel never sends it */
+		return -EINVAL;
+	p = take_spare(m);
 	*p = (struct pending){ .off = (uint64_t)off, .len = len };
 	memcpy(p->data, buf, len);
 	hold_rows(m, &p->hold, p->off, len, HOLD_WRITES);
@@ -982,6 +1029,8 @@ static bool start_workers(struct map *m)
 
 	for (i = 0; i < ENGINES; i++)
 		stripe_engine_start(&m->engine[i], m->a);
+	if (!m->read_only)
+		make_spares(m);
 	return pthread_create(&m->writer, NULL, writer_thread, m) == 0;
 }
 
@@ -1001,6 +1050,7 @@ static void stop_workers(struct map *m, bool writer)
 		pthread_join(m->writer, NULL);
 	for (i = 0; i < ENGINES; i++)
 		stripe_engine_stop(&m->engine[i]);
+	free_spares(m);
 }
 
 /* Serves requests until the mount goes away (or a second signal). */

@@ -60,7 +60,7 @@ static void load_faults(struct dev *dv)
 	}
 }
 
-static bool read_faults(const struct dev *dv, uint64_t off, size_t len)
+bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len)
 {
 	int i;
 
@@ -118,7 +118,7 @@ int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d
 {
 	size_t done = 0;
 
-	if (dv->nfaults && read_faults(dv, off, len))
+	if (dv->nfaults && dev_read_faults(dv, off, len))
 		return diag_fail(d, "%s: read error at byte %llu: %s", dv->path,
 				 (unsigned long long)off, strerror(EIO));
 	while (done < len) {

@@ -36,6 +36,10 @@ struct dev {
  * member whose path ends in FILE that touch [OFFSET, OFFSET+LENGTH) fail with
  * EIO.  A test hook; unset in normal use. */
 
+/* Whether a read of [off, off + len) would meet a STRIPE_FAULT_READ range:
+ * for readers that go around dev_read (stripe-map splices member pages). */
+bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len);
+
 /* Opens path.  A directory, a missing path or something that is neither a
  * regular file nor a block device is refused with a message naming it. */
 int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *d);

@@ -100,6 +100,51 @@ fill_fs() {
 	cmp "$D/data" <(tail -c +12346 "$MNT/array" | head -c 5000000)
 }
 
+# same_reads FILE REF: reads of FILE at odd offsets and sizes, and whole
+# O_DIRECT megabytes, give what REF holds there.
+same_reads() {
+	cmp "$2" <(dd if="$1" bs=1M iflag=direct status=none)
+	python3 - "$1" "$2" <<'PY'
+import os, random, sys
+f, ref = (open(p, "rb", buffering=0) for p in sys.argv[1:])
+size = os.fstat(ref.fileno()).st_size
+rnd = random.Random(7)
+for _ in range(300):
+    off = rnd.randrange(size)
+    n = rnd.choice([1, 511, 512, 4096, 65536 + 17, 300000, 1 << 20])
+    a, b = os.pread(f.fileno(), n, off), os.pread(ref.fileno(), n, off)
+    assert a == b, "differs at %d (+%d)" % (off, n)
+PY
+}
+
+@test "reads at any offset and size, and O_DIRECT reads, give the array's bytes at every level" {
+	local spec
+	for spec in "-l 0 -c 64K" "-l 10 -p f2 -c 32K" "-l 6 -c 128K" "-l 1"; do
+		read -ra opts <<<"$spec"
+		rm -f "$D"/m*.img
+		make_array -f "${opts[@]}"
+		head -c "$(stripe-examine --json "${M[@]}" | jq -r .array.size_bytes)" /dev/urandom > "$D/data"
+		stripe-write -q --progress none -i "$D/data" "${M[@]}"
+		map_start -q --read-only "${M[@]}"
+		same_reads "$MNT/array" "$D/data" || fail "$spec"
+		map_stop
+		[ "$MAP_RC" -eq 0 ]
+	done
+}
+
+@test "a member that fails a read gives the reader EIO, is named, and the unmap exits 2" {
+	make_array -l 5 -c 64K
+	local doff
+	doff=$(stripe-examine --json "${M[@]}" | jq -r '.members[] | select(.path | endswith("m0.img")) | .data_offset_sectors')
+	STRIPE_FAULT_READ="m0.img:$((doff * 512)):262144" map_start -q --read-only "${M[@]}"
+	run dd if="$MNT/array" of=/dev/null bs=1M iflag=direct status=none
+	assert_failure
+	assert_output --partial "Input/output error"
+	map_stop
+	[ "$MAP_RC" -eq 2 ]
+	grep -q "m0.img: read error at byte" "$D/map.err" || fail "$(cat "$D/map.err")"
+}
+
 @test "a write to a raid6 with two members missing is kept in parity for them" {
 	make_array -l 6 -c 64K
 	rm "$D/m1.img" "$D/m3.img"

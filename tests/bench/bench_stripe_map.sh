@@ -20,9 +20,8 @@
 #           stripe-read to /dev/null
 # ratio = stripe-* time / dd-through-the-map time: 1.0 is as fast as the
 # tools.  The map is set up before and taken down after each timed dd (it
-# holds the members, which stripe-write then could not take).  stripe-map
-# opens its file with FUSE's direct_io, so dd with and without O_DIRECT
-# takes the same path; O_DIRECT keeps the reading side's page cache out.
+# holds the members, which stripe-write then could not take).  O_DIRECT
+# keeps the kernel's page cache of the mapped file out of the figures.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
