@@ -41,6 +41,17 @@ static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, s
 	return 0;
 }
 
+/* What an engine works in, made at its first call and kept until it stops:
+ * fresh memory for every call would cost a page fault per page each time,
+ * and a map makes a call per request. */
+struct stripe_buffers {
+	struct parity_batch b[2];    /* RAID4/5/6 */
+	uint8_t *zero;               /* RAID4/5/6: one zero chunk */
+	uint8_t *lin;                /* RAID4/5/6 writes: a batch of array bytes in order */
+	uint8_t *window;             /* RAID0/1/10: a window of array bytes */
+	struct member_segments *ms;  /* RAID0/1/10: per role */
+};
+
 static void batch_free(struct parity_batch *b)
 {
 	int i;
@@ -142,19 +153,14 @@ static int emit_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, uint
 
 /* Double buffered: the workers read the next batch while this thread
  * rebuilds and hands on the last one. */
-static int read_parity_levels(struct array *a, struct pool *pool, uint64_t off, uint64_t end,
-			      stripe_sink sink, void *ctx, struct diag *d)
+static int read_parity_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
+			      uint64_t end, stripe_sink sink, void *ctx, struct diag *d)
 {
-	struct parity_batch b[2] = { { .a = a }, { .a = a } };
-	int n = a->geo.raid_disks, cur = 0, rc;
+	struct parity_batch *b = sb->b;
+	int n = a->geo.raid_disks, cur = 0, rc = 0;
 	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
 	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, last, nrows;
-	uint8_t *zero = dev_alloc(chunk);
 
-	memset(zero, 0, chunk);
-	rc = batch_alloc(&b[0], a, zero, d);
-	if (rc == 0)
-		rc = batch_alloc(&b[1], a, zero, d);
 	last = (end + row_bytes - 1) / row_bytes;
 	if (rc == 0) {
 		batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false);
@@ -174,9 +180,6 @@ static int read_parity_levels(struct array *a, struct pool *pool, uint64_t off, 
 			rc = emit_batch(&b[cur], row, nrows, off, end, sink, ctx, d);
 	}
 	pool_wait(pool);
-	batch_free(&b[0]);
-	batch_free(&b[1]);
-	free(zero);
 	return rc;
 }
 
@@ -322,20 +325,25 @@ static int window_io(struct array *a, struct pool *pool, struct member_segments 
 	return rc;
 }
 
+/* Bytes of a RAID0/1/10 window: a megabyte per member, up to eight. */
+static size_t copy_window(int n)
+{
+	return (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
+}
+
 /* RAID0/1/10: a window of the array at a time; reads take one copy of each
  * piece, the present copies in turn, writes go to every present copy. */
-static int copy_levels(struct array *a, struct pool *pool, uint64_t off, uint64_t end, stripe_sink sink,
-		       stripe_source source, void *ctx, uint64_t *done, struct diag *d)
+static int copy_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
+		       uint64_t end, stripe_sink sink, stripe_source source, void *ctx, uint64_t *done,
+		       struct diag *d)
 {
 	int n = a->geo.raid_disks, i, rc = 0;
-	size_t window = (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
-	struct member_segments *ms = calloc((size_t)n, sizeof(*ms));
-	uint8_t *buf = dev_alloc(window);
+	size_t window = copy_window(n);
+	struct member_segments *ms = sb->ms;
+	uint8_t *buf = sb->window;
 	uint64_t start = off;
 
-	if (!ms)
-		rc = diag_fail(d, "out of memory");
-	for (i = 0; rc == 0 && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		ms[i].dev = a->role[i] ? &a->role[i]->dev : NULL;
 		ms[i].buf = buf;
 	}
@@ -361,10 +369,6 @@ static int copy_levels(struct array *a, struct pool *pool, uint64_t off, uint64_
 		if (done)
 			*done = off - start;
 	}
-	for (i = 0; ms && i < n; i++)
-		free(ms[i].seg);
-	free(ms);
-	free(buf);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -450,21 +454,16 @@ static int read_for_merge(struct pool *pl, struct parity_batch *b, uint64_t row,
  * rows first (rebuilding what missing members held) and merges.  Double
  * buffered: the workers write one batch while this thread reads the input
  * and computes parity for the next. */
-static int write_parity_levels(struct array *a, struct pool *pool, uint64_t off, uint64_t end,
-			       stripe_source source, void *ctx, uint64_t *written, struct diag *d)
+static int write_parity_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
+			       uint64_t end, stripe_source source, void *ctx, uint64_t *written, struct diag *d)
 {
-	struct parity_batch b[2] = { { .a = a }, { .a = a } };
-	int cur = 0, rc;
+	struct parity_batch *b = sb->b;
+	int cur = 0, rc = 0;
 	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
 	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, pending = 0;
-	uint8_t *zero = dev_alloc(chunk), *lin;
+	uint8_t *lin = sb->lin;
 	struct diag wd;
 
-	memset(zero, 0, chunk);
-	rc = batch_alloc(&b[0], a, zero, d);
-	if (rc == 0)
-		rc = batch_alloc(&b[1], a, zero, d);
-	lin = dev_alloc(b[0].rows * row_bytes);
 	while (rc == 0 && row * row_bytes < end) {
 		uint64_t base = row * row_bytes, lo = off > base ? off : base;
 		uint64_t hi = base + b[cur].rows * row_bytes < end ? base + b[cur].rows * row_bytes : end, nrows;
@@ -497,22 +496,77 @@ static int write_parity_levels(struct array *a, struct pool *pool, uint64_t off,
 		*d = wd;
 		rc = -1;
 	}
-	batch_free(&b[0]);
-	batch_free(&b[1]);
-	free(zero);
-	free(lin);
 	return rc;
+}
+
+static bool parity_level(const struct array *a)
+{
+	return a->geo.level == MD_LEVEL_RAID4 || a->geo.level == MD_LEVEL_RAID5 || a->geo.level == MD_LEVEL_RAID6;
+}
+
+static void buffers_free(struct stripe_buffers *sb, int n)
+{
+	int i;
+
+	if (!sb)
+		return;
+	batch_free(&sb->b[0]);
+	batch_free(&sb->b[1]);
+	for (i = 0; sb->ms && i < n; i++)
+		free(sb->ms[i].seg);
+	free(sb->ms);
+	free(sb->zero);
+	free(sb->lin);
+	free(sb->window);
+	free(sb);
+}
+
+/* The engine's buffers, made at its first call. */
+static struct stripe_buffers *engine_buffers(struct stripe_engine *e, struct diag *d)
+{
+	struct array *a = e->a;
+	int n = a->geo.raid_disks;
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
+	struct stripe_buffers *sb;
+
+	if (e->buf)
+		return e->buf;
+	if (!(sb = calloc(1, sizeof(*sb)))) {
+		diag_fail(d, "out of memory");
+		return NULL;
+	}
+	sb->b[0].a = sb->b[1].a = a;
+	if (parity_level(a)) {
+		sb->zero = dev_alloc(chunk);
+		memset(sb->zero, 0, chunk);
+		if (batch_alloc(&sb->b[0], a, sb->zero, d) < 0 || batch_alloc(&sb->b[1], a, sb->zero, d) < 0) {
+			buffers_free(sb, n);
+			return NULL;
+		}
+		sb->lin = dev_alloc(sb->b[0].rows * chunk * (size_t)a->geo.data_disks);
+	} else {
+		sb->window = dev_alloc(copy_window(n));
+		if (!(sb->ms = calloc((size_t)n, sizeof(*sb->ms)))) {
+			diag_fail(d, "out of memory");
+			buffers_free(sb, n);
+			return NULL;
+		}
+	}
+	return e->buf = sb;
 }
 
 void stripe_engine_start(struct stripe_engine *e, struct array *a)
 {
 	e->a = a;
+	e->buf = NULL;
 	pool_start(&e->pool, a->geo.raid_disks);
 }
 
 void stripe_engine_stop(struct stripe_engine *e)
 {
 	pool_stop(&e->pool);
+	buffers_free(e->buf, e->a->geo.raid_disks);
+	e->buf = NULL;
 }
 
 static int check_range(struct array *a, uint64_t off, uint64_t len, struct diag *d)
@@ -530,39 +584,35 @@ int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, str
 			void *ctx, uint64_t *written, struct diag *d)
 {
 	struct array *a = e->a;
+	struct stripe_buffers *sb;
 
 	*written = 0;
 	if (check_range(a, off, len, d) < 0)
 		return -1;
 	if (len == 0)
 		return 0;
-	switch (a->geo.level) {
-	case MD_LEVEL_RAID4:
-	case MD_LEVEL_RAID5:
-	case MD_LEVEL_RAID6:
-		return write_parity_levels(a, &e->pool, off, off + len, source, ctx, written, d);
-	default:
-		return copy_levels(a, &e->pool, off, off + len, NULL, source, ctx, written, d);
-	}
+	if (!(sb = engine_buffers(e, d)))
+		return -1;
+	if (parity_level(a))
+		return write_parity_levels(a, &e->pool, sb, off, off + len, source, ctx, written, d);
+	return copy_levels(a, &e->pool, sb, off, off + len, NULL, source, ctx, written, d);
 }
 
 int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
 		       stripe_sink sink, void *ctx, struct diag *d)
 {
 	struct array *a = e->a;
+	struct stripe_buffers *sb;
 
 	if (check_range(a, off, len, d) < 0)
 		return -1;
 	if (len == 0)
 		return 0;
-	switch (a->geo.level) {
-	case MD_LEVEL_RAID4:
-	case MD_LEVEL_RAID5:
-	case MD_LEVEL_RAID6:
-		return read_parity_levels(a, &e->pool, off, off + len, sink, ctx, d);
-	default:
-		return copy_levels(a, &e->pool, off, off + len, sink, NULL, ctx, NULL, d);
-	}
+	if (!(sb = engine_buffers(e, d)))
+		return -1;
+	if (parity_level(a))
+		return read_parity_levels(a, &e->pool, sb, off, off + len, sink, ctx, d);
+	return copy_levels(a, &e->pool, sb, off, off + len, sink, NULL, ctx, NULL, d);
 }
 
 int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,

@@ -42,6 +42,7 @@ int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source sour
 struct stripe_engine {
 	struct array *a;
 	struct pool pool;
+	struct stripe_buffers *buf;  /* made at the first call, kept until the stop */
 };
 
 void stripe_engine_start(struct stripe_engine *e, struct array *a);
