@@ -367,11 +367,12 @@ static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size
 	return 0;
 }
 
-/* Writes [off, off + len) from buf: the whole stripe rows in the middle in
- * one call, which computes their parity without reading, and the partial
- * rows at either end on their own, so that only those are read back. */
+/* Writes [off, off + len) from data (or source, when data is NULL): the
+ * whole stripe rows in the middle in one call, which computes their parity
+ * without reading, and the partial rows at either end on their own, so
+ * that only those are read back. */
 static int write_rows(struct map *m, struct stripe_engine *e, uint64_t off, uint64_t len,
-		      stripe_source source, void *ctx, struct diag *d)
+		      const uint8_t *data, stripe_source source, void *ctx, struct diag *d)
 {
 	uint64_t u = m->lock_unit, end = off + len, lo = (off + u - 1) / u * u, hi = end / u * u;
 	uint64_t cut[4] = { off, lo, hi, end }, written;
@@ -380,9 +381,13 @@ static int write_rows(struct map *m, struct stripe_engine *e, uint64_t off, uint
 	if (u == 1 || lo >= hi) {
 		cut[1] = cut[2] = end;
 	}
-	for (i = 0; i < 3; i++)
-		if (cut[i + 1] > cut[i] && stripe_engine_write(e, cut[i], cut[i + 1] - cut[i], source, ctx, &written, d) < 0)
+	for (i = 0; i < 3; i++) {
+		uint64_t n = cut[i + 1] - cut[i];
+
+		if (n && (data ? stripe_engine_write_from(e, cut[i], n, data + (cut[i] - off), &written, d)
+			       : stripe_engine_write(e, cut[i], n, source, ctx, &written, d)) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -424,7 +429,9 @@ static void write_run(struct map *m, struct pending *first, uint64_t len)
 	struct diag d;
 	int rc;
 
-	rc = write_rows(m, e, first->off, len, copy_in_run, &p, &d);
+	/* one write alone is written from its buffer; a run of them is
+	 * gathered by copy_in_run */
+	rc = write_rows(m, e, first->off, len, first->next ? NULL : first->data, copy_in_run, &p, &d);
 	engine_give(m, e);
 	if (rc < 0) {
 		report(m, "%s: writing %llu bytes at offset %llu: %s", m->a->members[0].path,

@@ -300,6 +300,29 @@ static long long fill_from(stripe_source source, void *ctx, uint8_t *buf, size_t
 	return (long long)got;
 }
 
+/* Where a write's bytes come from: a source that copies them into the
+ * engine's buffer, or array bytes already in memory from offset at on,
+ * written from where they lie. */
+struct write_input {
+	stripe_source source;
+	void *ctx;
+	const uint8_t *data;
+	uint64_t at;
+};
+
+/* Up to len bytes of the input for array byte off, in buf (from the
+ * source) or where they lie (*p either way); how many, or -1. */
+static long long take_input(struct write_input *in, uint8_t *buf, uint64_t off, size_t len,
+			    const uint8_t **p, struct diag *d)
+{
+	if (in->data) {
+		*p = in->data + (off - in->at);
+		return (long long)len;
+	}
+	*p = buf;
+	return fill_from(in->source, in->ctx, buf, len, d);
+}
+
 /* One window's member I/O, each member by its worker. */
 static int window_io(struct array *a, struct pool *pool, struct member_segments *ms, uint64_t off,
 		     size_t len, bool write, struct diag *d)
@@ -334,7 +357,7 @@ static size_t copy_window(int n)
 /* RAID0/1/10: a window of the array at a time; reads take one copy of each
  * piece, the present copies in turn, writes go to every present copy. */
 static int copy_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
-		       uint64_t end, stripe_sink sink, stripe_source source, void *ctx, uint64_t *done,
+		       uint64_t end, stripe_sink sink, struct write_input *in, void *ctx, uint64_t *done,
 		       struct diag *d)
 {
 	int n = a->geo.raid_disks, i, rc = 0;
@@ -350,14 +373,17 @@ static int copy_levels(struct array *a, struct pool *pool, struct stripe_buffers
 	while (rc == 0 && off < end) {
 		size_t len = end - off < window ? (size_t)(end - off) : window;
 
-		if (source) {
-			long long got = fill_from(source, ctx, buf, len, d);
+		if (in) {
+			const uint8_t *p;
+			long long got = take_input(in, buf, off, len, &p, d);
 
 			if (got <= 0) {
 				rc = (int)got;
 				break;
 			}
 			len = (size_t)got;
+			for (i = 0; i < n; i++)
+				ms[i].buf = (uint8_t *)p;    /* written from, never into */
 			rc = window_io(a, pool, ms, off, len, true, d);
 		} else {
 			rc = window_io(a, pool, ms, off, len, false, d);
@@ -392,12 +418,12 @@ static void gen_parity_row(struct parity_batch *b, const struct stripe_map *m, u
 	parity_gen_pq(m->syndrome_disks, b->chunk, blocks);
 }
 
-/* Copies the new bytes [lo, hi) of the array from lin (which starts at
- * array byte base) into the data chunks of the batch's rows. */
-static void merge_rows(struct parity_batch *b, uint64_t row0, uint64_t nrows, const uint8_t *lin,
-		       uint64_t base, uint64_t lo, uint64_t hi)
+/* Copies the new bytes [lo, hi) of the array from src (which holds them
+ * from lo on) into the data chunks of the batch's rows, from row0 on. */
+static void merge_rows(struct parity_batch *b, uint64_t row0, uint64_t nrows, const uint8_t *src,
+		       uint64_t lo, uint64_t hi)
 {
-	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, k;
+	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, base = row0 * row_bytes, k;
 
 	for (k = 0; k < nrows; k++) {
 		struct stripe_map map;
@@ -409,7 +435,7 @@ static void merge_rows(struct parity_batch *b, uint64_t row0, uint64_t nrows, co
 			uint64_t from = cb > lo ? cb : lo, to = ce < hi ? ce : hi;
 
 			if (from < to)
-				memcpy(b->buf[map.data[dd]] + k * b->chunk + (from - cb), lin + (from - base),
+				memcpy(b->buf[map.data[dd]] + k * b->chunk + (from - cb), src + (from - lo),
 				       (size_t)(to - from));
 		}
 		gen_parity_row(b, &map, k);
@@ -455,7 +481,7 @@ static int read_for_merge(struct pool *pl, struct parity_batch *b, uint64_t row,
  * buffered: the workers write one batch while this thread reads the input
  * and computes parity for the next. */
 static int write_parity_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
-			       uint64_t end, stripe_source source, void *ctx, uint64_t *written, struct diag *d)
+			       uint64_t end, struct write_input *in, uint64_t *written, struct diag *d)
 {
 	struct parity_batch *b = sb->b;
 	int cur = 0, rc = 0;
@@ -467,7 +493,8 @@ static int write_parity_levels(struct array *a, struct pool *pool, struct stripe
 	while (rc == 0 && row * row_bytes < end) {
 		uint64_t base = row * row_bytes, lo = off > base ? off : base;
 		uint64_t hi = base + b[cur].rows * row_bytes < end ? base + b[cur].rows * row_bytes : end, nrows;
-		long long got = fill_from(source, ctx, lin + (lo - base), (size_t)(hi - lo), d);
+		const uint8_t *src;
+		long long got = take_input(in, lin + (lo - base), lo, (size_t)(hi - lo), &src, d);
 
 		if (got <= 0) {
 			rc = got < 0 ? -1 : 0;
@@ -480,7 +507,7 @@ static int write_parity_levels(struct array *a, struct pool *pool, struct stripe
 			rc = write_collect(pool, &b[!cur], pending - off, written, d) < 0 ||
 			     read_for_merge(pool, &b[cur], row, nrows, d) < 0 ? -1 : 0;
 		if (rc == 0) {
-			merge_rows(&b[cur], row, nrows, lin, base, lo, hi);
+			merge_rows(&b[cur], row, nrows, src, lo, hi);
 			rc = write_collect(pool, &b[!cur], pending - off, written, d);
 		}
 		if (rc == 0) {
@@ -580,8 +607,8 @@ static int check_range(struct array *a, uint64_t off, uint64_t len, struct diag 
 	return array_check_readable(a, d);
 }
 
-int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, stripe_source source,
-			void *ctx, uint64_t *written, struct diag *d)
+static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, struct write_input *in,
+			uint64_t *written, struct diag *d)
 {
 	struct array *a = e->a;
 	struct stripe_buffers *sb;
@@ -594,8 +621,24 @@ int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, str
 	if (!(sb = engine_buffers(e, d)))
 		return -1;
 	if (parity_level(a))
-		return write_parity_levels(a, &e->pool, sb, off, off + len, source, ctx, written, d);
-	return copy_levels(a, &e->pool, sb, off, off + len, NULL, source, ctx, written, d);
+		return write_parity_levels(a, &e->pool, sb, off, off + len, in, written, d);
+	return copy_levels(a, &e->pool, sb, off, off + len, NULL, in, NULL, written, d);
+}
+
+int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, stripe_source source,
+			void *ctx, uint64_t *written, struct diag *d)
+{
+	struct write_input in = { .source = source, .ctx = ctx };
+
+	return engine_write(e, off, len, &in, written, d);
+}
+
+int stripe_engine_write_from(struct stripe_engine *e, uint64_t off, uint64_t len, const void *data,
+			     uint64_t *written, struct diag *d)
+{
+	struct write_input in = { .data = data, .at = off };
+
+	return engine_write(e, off, len, &in, written, d);
 }
 
 int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,

@@ -51,5 +51,10 @@ int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
 		       stripe_sink sink, void *ctx, struct diag *d);
 int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, stripe_source source,
 			void *ctx, uint64_t *written, struct diag *d);
+/* The same for len bytes already in memory at data: written from where
+ * they lie (the data chunks and parity are still built in the engine's
+ * buffers, but the copy a source makes is saved). */
+int stripe_engine_write_from(struct stripe_engine *e, uint64_t off, uint64_t len, const void *data,
+			     uint64_t *written, struct diag *d);
 
 #endif
