@@ -973,12 +973,25 @@ static int open_array(struct array *a, const struct options *o)
 	return 0;
 }
 
+/* A member's read error the engine read around: the reader got the right
+ * bytes, but the disk is failing, which the exit status says too. */
+static void note_mended(void *ctx, const struct member *mb, uint64_t offset, size_t len)
+{
+	struct map *m = ctx;
+
+	report(m, "%s: read error at bytes %llu-%llu; rebuilt from the other members", mb->path,
+	       (unsigned long long)offset, (unsigned long long)(offset + len - 1));
+	atomic_store(&m->io_failed, true);
+}
+
 static void map_setup(struct map *m, struct array *a, const struct options *o)
 {
 	const struct geometry *g = &a->geo;
 	uint64_t min_io;
 
 	m->a = a;
+	a->read_mended = note_mended;
+	a->read_mended_ctx = m;
 	m->read_only = o->read_only;
 	m->size = g->array_sectors * 512;
 	m->lock_unit = 1;

@@ -36,8 +36,9 @@ static void usage(FILE *out)
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
-		"Exit status: 0 success, 2 error (nothing is written when the array cannot\n"
-		"be read). See stripe-read(1).\n");
+		"Exit status: 0 success, 1 success, but members failed reads that were\n"
+		"rebuilt from the others (each is named), 2 error (nothing is written when\n"
+		"the array cannot be read). See stripe-read(1).\n");
 }
 
 struct out {
@@ -60,6 +61,38 @@ static int write_out(void *ctx, const void *buf, size_t len, struct diag *d)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+/* Read errors the engine read around, a line per run of pages that
+ * follow each other on one member. */
+struct mended {
+	const struct member *m;
+	uint64_t start, len;         /* the run not yet said */
+	uint64_t bytes;              /* in all */
+	bool quiet;
+};
+
+static void say_mended(struct mended *md)
+{
+	if (md->len && !md->quiet)
+		fprintf(stderr, TOOL ": %s: read error at bytes %llu-%llu (%llu bytes); rebuilt from the other members\n",
+			md->m->path, (unsigned long long)md->start, (unsigned long long)(md->start + md->len - 1),
+			(unsigned long long)md->len);
+	md->len = 0;
+}
+
+static void note_mended(void *ctx, const struct member *m, uint64_t offset, size_t len)
+{
+	struct mended *md = ctx;
+
+	if (md->len && (m != md->m || offset != md->start + md->len))
+		say_mended(md);
+	if (!md->len) {
+		md->m = m;
+		md->start = offset;
+	}
+	md->len += len;
+	md->bytes += len;
 }
 
 static void warn_left_out(const struct array *a, int verbose)
@@ -93,6 +126,7 @@ int main(int argc, char **argv)
 	uint64_t off = 0, len = UINT64_MAX, size;
 	struct out o = { .fd = STDOUT_FILENO, .name = "standard output" };
 	const char *output = NULL;
+	struct mended mended = { 0 };
 	int c, quiet = 0, verbose = 0, rc;
 	struct array a;
 	struct diag d;
@@ -165,7 +199,11 @@ int main(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
+	mended.quiet = quiet && !verbose;
+	a.read_mended = note_mended;
+	a.read_mended_ctx = &mended;
 	rc = stripe_read(&a, off, len, write_out, &o, &d);
+	say_mended(&mended);
 	if (rc < 0)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 	if (output && close(o.fd) < 0 && rc == 0) {
@@ -173,5 +211,5 @@ int main(int argc, char **argv)
 		rc = -1;
 	}
 	array_close(&a);
-	return rc < 0 ? EXIT_ERROR : EXIT_OK;
+	return rc < 0 ? EXIT_ERROR : mended.bytes ? EXIT_PROBLEM : EXIT_OK;
 }

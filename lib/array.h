@@ -52,6 +52,11 @@ struct array {
 	int missing;                     /* roles without an in-sync holder */
 	enum array_state state;
 	bool dirty;                      /* resync needed (resync_offset not at the end) */
+	/* Told of each page of a member that failed to read and that the
+	 * stripe engine rebuilt from the other members (byte offset on the
+	 * member); NULL: not told.  Called from the thread that reads. */
+	void (*read_mended)(void *ctx, const struct member *m, uint64_t offset, size_t len);
+	void *read_mended_ctx;
 };
 
 /* Opens every path, reads superblocks and assembles as md would.  Members

@@ -11,6 +11,7 @@
 #include "stripe.h"
 
 #define BATCH_BYTES (1u << 20)       /* per member and batch */
+#define PAGE 4096u                   /* what a read error takes out, as md counts it */
 #define COPY_BYTES (1u << 20)        /* largest single read for raid0/1/10 */
 
 /* One of the two buffer sets of a read or write: the workers fill or drain
@@ -23,6 +24,8 @@ struct parity_batch {
 	uint8_t *zero;               /* one zero chunk, for DDF's empty slots */
 	struct member_io *io;        /* per role */
 	bool *skip;                  /* per role: rows flags, chunks a read leaves out */
+	bool *bad;                   /* per role: a flag per page, unreadable */
+	size_t pages;                /* per role and batch */
 };
 
 static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, struct diag *d)
@@ -34,7 +37,9 @@ static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, s
 	b->buf = calloc((size_t)n, sizeof(*b->buf));
 	b->io = calloc((size_t)n, sizeof(*b->io));
 	b->skip = calloc((size_t)n * b->rows, sizeof(*b->skip));
-	if (!b->buf || !b->io || !b->skip)
+	b->pages = b->rows * b->chunk / PAGE;
+	b->bad = calloc((size_t)n * b->pages, sizeof(*b->bad));
+	if (!b->buf || !b->io || !b->skip || !b->bad)
 		return diag_fail(d, "out of memory");
 	for (i = 0; i < n; i++)
 		b->buf[i] = dev_alloc(b->rows * b->chunk);
@@ -61,6 +66,7 @@ static void batch_free(struct parity_batch *b)
 	free(b->buf);
 	free(b->io);
 	free(b->skip);
+	free(b->bad);
 }
 
 /* Sets up the member I/O of rows [row, row + nrows).  A read of a complete
@@ -117,6 +123,109 @@ static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint6
 	return 0;
 }
 
+/* Reads chunk k of the batch for role again a page at a time, flagging
+ * the pages that fail; true if one did. */
+static bool read_chunk_pages(struct parity_batch *b, int role, uint64_t k)
+{
+	const struct member_io *io = &b->io[role];
+	size_t p, per = b->chunk / PAGE;
+	bool any = false;
+	struct diag why;
+
+	for (p = 0; p < per; p++) {
+		size_t at = (size_t)k * b->chunk + p * PAGE;
+
+		if (dev_read(io->dev, b->buf[role] + at, PAGE, io->off + at, &why) < 0)
+			any = b->bad[(size_t)role * b->pages + at / PAGE] = true;
+	}
+	return any;
+}
+
+/* Rebuilds the unreadable pages of row k of the batch from what the rest
+ * of the row holds, page by page; fails naming the array bytes where more
+ * is lost than the level can rebuild. */
+static int mend_row(struct parity_batch *b, const struct stripe_map *m, uint64_t row, uint64_t k,
+		    struct diag *d)
+{
+	struct array *a = b->a;
+	int q = m->qd >= 0, nd = q ? m->syndrome_disks : m->data_disks, missing[ST_MAX_DISKS], i, nmiss;
+	size_t p, per = b->chunk / PAGE;
+	void *blocks[ST_MAX_DISKS + 2];
+
+	for (p = 0; p < per; p++) {
+		size_t at = (size_t)k * b->chunk + p * PAGE;
+		int bad_role = -1;
+
+		for (i = nmiss = 0; i < a->geo.raid_disks; i++) {
+			bool lost = !a->role[i] || b->bad[(size_t)i * b->pages + at / PAGE];
+
+			if (a->role[i] && lost)
+				bad_role = i;
+			if (lost && nmiss < ST_MAX_DISKS)
+				missing[nmiss++] = layout_block_index(m, i, q);
+		}
+		if (bad_role < 0)
+			continue;
+		for (i = 0; i < nd; i++) {
+			int r = q ? m->slot[i] : m->data[i];
+
+			blocks[i] = r < 0 ? b->zero : b->buf[r] + at;
+		}
+		blocks[nd] = b->buf[m->pd] + at;
+		if (q)
+			blocks[nd + 1] = b->buf[m->qd] + at;
+		if (nmiss > (q ? 2 : 1) || parity_recover(nd, q, PAGE, blocks, missing, nmiss) < 0)
+			return diag_fail(d, "%s: read error at byte %llu, and too little redundancy left in its "
+					 "stripe to rebuild it (array bytes %llu to %llu)", a->role[bad_role]->dev.path,
+					 (unsigned long long)(b->io[bad_role].off + at),
+					 (unsigned long long)(row * b->chunk * (uint64_t)m->data_disks),
+					 (unsigned long long)((row + 1) * b->chunk * (uint64_t)m->data_disks));
+		for (i = 0; a->read_mended && i < a->geo.raid_disks; i++)
+			if (a->role[i] && b->bad[(size_t)i * b->pages + at / PAGE])
+				a->read_mended(a->read_mended_ctx, a->role[i], b->io[i].off + at, PAGE);
+	}
+	return 0;
+}
+
+/* A batch some member failed to read: the failing pages found, and, in
+ * each row that has one, the row's parity read (a whole array's read
+ * leaves it out) and the pages rebuilt from it, as md does on a read
+ * error.  Rows with more lost than the level rebuilds fail. */
+static int mend_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, struct diag *d)
+{
+	int n = b->a->geo.raid_disks, i;
+	bool failed = false;
+	uint64_t k;
+
+	for (i = 0; i < n; i++)
+		failed |= b->io[i].dev && b->io[i].rc < 0;
+	if (!failed)
+		return 0;
+	memset(b->bad, 0, (size_t)n * b->pages);
+	for (i = 0; i < n; i++)
+		for (k = 0; b->io[i].dev && b->io[i].rc < 0 && k < nrows; k++)
+			if (!b->io[i].skip || !b->io[i].skip[k])
+				read_chunk_pages(b, i, k);
+	for (k = 0; k < nrows; k++) {
+		struct stripe_map map;
+		bool row_bad = false;
+		size_t p;
+
+		for (i = 0; i < n && !row_bad; i++)
+			for (p = k * b->chunk / PAGE; p < (k + 1) * b->chunk / PAGE && !row_bad; p++)
+				row_bad = b->bad[(size_t)i * b->pages + p];
+		if (!row_bad)
+			continue;
+		for (i = 0; i < n; i++)
+			if (b->io[i].dev && b->io[i].skip && b->io[i].skip[k])
+				read_chunk_pages(b, i, k);
+		layout_stripe(&b->a->geo, row + k, &map);
+		if (mend_row(b, &map, row + k, k, d) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int emit(stripe_sink sink, void *ctx, const uint8_t *p, uint64_t from, uint64_t to,
 		uint64_t want_lo, uint64_t want_hi, struct diag *d)
 {
@@ -152,12 +261,13 @@ static int emit_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, uint
 }
 
 /* Double buffered: the workers read the next batch while this thread
- * rebuilds and hands on the last one. */
+ * rebuilds and hands on the last one.  A member's read error is read
+ * around from parity where the level allows (mend_batch). */
 static int read_parity_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
 			      uint64_t end, stripe_sink sink, void *ctx, struct diag *d)
 {
 	struct parity_batch *b = sb->b;
-	int n = a->geo.raid_disks, cur = 0, rc = 0;
+	int cur = 0, rc = 0;
 	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
 	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, last, nrows;
 
@@ -171,7 +281,8 @@ static int read_parity_levels(struct array *a, struct pool *pool, struct stripe_
 
 		nrows = last - row < b[cur].rows ? last - row : b[cur].rows;
 		next = row + nrows;
-		rc = member_io_wait(pool, b[cur].io, n, d);
+		pool_wait(pool);
+		rc = mend_batch(&b[cur], row, nrows, d);
 		if (rc == 0 && next < last) {
 			batch_io(&b[!cur], next, last - next < b[!cur].rows ? last - next : b[!cur].rows, false);
 			pool_submit(pool, member_io_run, b[!cur].io, sizeof(*b[!cur].io));

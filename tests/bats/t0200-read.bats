@@ -81,6 +81,43 @@ setup_file() {
 	[ ! -s "$BATS_TEST_TMPDIR/out" ] || [ ! -e "$BATS_TEST_TMPDIR/out" ]
 }
 
+# data_byte SET MEMBER: the byte offset of MEMBER's data area in SET.
+data_byte() {
+	echo $(($(stripe-examine --json $(members "$1") |
+		jq -r ".members[] | select(.path | endswith(\"$2\")) | .data_offset_sectors") * 512))
+}
+
+@test "read around a raid5 member's read errors gives md's bytes, names each run, and exits 1" {
+	local m1 m3
+	m1=$(data_byte r5-4d-64k-ls-1.2 member1.img) m3=$(data_byte r5-4d-64k-ls-1.2 member3.img)
+	STRIPE_FAULT_READ="member1.img:$((m1 + 3 * 65536 + 8192)):8192,member3.img:$((m3 + 9 * 65536)):4096" \
+		run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" $(members r5-4d-64k-ls-1.2)
+	assert_failure 1
+	[ "$(sha "$BATS_TEST_TMPDIR/out")" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ]
+	[[ $stderr == *"member1.img: read error at bytes $((m1 + 3 * 65536 + 8192))-$((m1 + 3 * 65536 + 16383)) (8192 bytes); rebuilt from the other members"* ]] ||
+		fail "stderr: $stderr"
+	[[ $stderr == *"member3.img: read error at bytes $((m3 + 9 * 65536))-"* ]] || fail "stderr: $stderr"
+}
+
+@test "read around raid6 read errors on two members in one page gives md's bytes" {
+	local m0 m2
+	m0=$(data_byte r6-5d-64k-ls-1.2 member0.img) m2=$(data_byte r6-5d-64k-ls-1.2 member2.img)
+	STRIPE_FAULT_READ="member0.img:$m0:65536,member2.img:$m2:65536" \
+		run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" $(members r6-5d-64k-ls-1.2)
+	assert_failure 1
+	[ "$(sha "$BATS_TEST_TMPDIR/out")" = "$(manifest r6-5d-64k-ls-1.2 array_sha256)" ]
+}
+
+@test "a read error where a raid5 has no redundancy left stops with status 2, naming member and bytes" {
+	local m0
+	m0=$(data_byte r5-4d-degraded member0.img)
+	STRIPE_FAULT_READ="member0.img:$m0:4096" \
+		run --separate-stderr stripe-read -q $FIX/r5-4d-degraded/member{0,1,3}.img
+	assert_failure 2
+	[[ $stderr == *"member0.img: read error at byte $m0, and too little redundancy left in its stripe to rebuild it (array bytes 0 to 196608)"* ]] ||
+		fail "stderr: $stderr"
+}
+
 @test "read --offset and --length give the matching slice of the array" {
 	local set=r5-4d-64k-la-1.2 off=$((65536 * 3 - 4096)) len=$((65536 * 5 + 512))
 	stripe-read $(members $set) > "$BATS_TEST_TMPDIR/all"
