@@ -434,7 +434,69 @@ static long long take_input(struct write_input *in, uint8_t *buf, uint64_t off, 
 	return fill_from(in->source, in->ctx, buf, len, d);
 }
 
-/* One window's member I/O, each member by its worker. */
+/* Array bytes [at, at + len) into buf from a copy other than role's, a
+ * run of sectors at a time; fails when no other copy reads. */
+static int read_other_copy(struct array *a, int role, uint64_t at, uint8_t *buf, size_t len,
+			   const struct dev *failed, uint64_t failed_off, struct diag *d)
+{
+	struct copy c[ST_MAX_DISKS];
+	struct diag why;
+
+	while (len > 0) {
+		uint64_t run;
+		int n = layout_locate(&a->geo, at / 512, c, &run), i;
+		size_t piece = run * 512 - at % 512 < len ? (size_t)(run * 512 - at % 512) : len;
+
+		for (i = 0; i < n; i++) {
+			struct member *m = a->role[c[i].role];
+
+			if (m && c[i].role != role &&
+			    dev_read(&m->dev, buf, piece, (m->sb.data_offset + c[i].sector) * 512 + at % 512, &why) == 0)
+				break;
+		}
+		if (i == n)
+			return diag_fail(d, "%s: read error at byte %llu, and no other copy of array byte %llu reads",
+					 failed->path, (unsigned long long)failed_off, (unsigned long long)at);
+		at += piece;
+		buf += piece;
+		len -= piece;
+	}
+	return 0;
+}
+
+/* A window some member failed to read: its segments read again a page at
+ * a time, and each page that fails read from another copy, as md's
+ * raid1 and raid10 do. */
+static int mend_window(struct array *a, struct member_segments *ms, uint64_t off, struct diag *d)
+{
+	int i, s;
+
+	for (i = 0; i < a->geo.raid_disks; i++) {
+		for (s = 0; ms[i].rc < 0 && s < ms[i].n; s++) {
+			const struct segment *sg = &ms[i].seg[s];
+			size_t x, piece;
+
+			for (x = 0; x < sg->len; x += piece) {
+				uint64_t moff = sg->member_off + x;
+				uint8_t *at = ms[i].buf + sg->buf_off + x;
+				struct diag why;
+
+				piece = PAGE - moff % PAGE < sg->len - x ? PAGE - moff % PAGE : sg->len - x;
+				if (dev_read(ms[i].dev, at, piece, moff, &why) == 0)
+					continue;
+				if (read_other_copy(a, i, off + sg->buf_off + x, at, piece, ms[i].dev, moff, d) < 0)
+					return -1;
+				if (a->read_mended)
+					a->read_mended(a->read_mended_ctx, a->role[i], moff, piece);
+			}
+		}
+		ms[i].rc = 0;
+	}
+	return 0;
+}
+
+/* One window's member I/O, each member by its worker; a read a member
+ * fails is read from the other copies. */
 static int window_io(struct array *a, struct pool *pool, struct member_segments *ms, uint64_t off,
 		     size_t len, bool write, struct diag *d)
 {
@@ -452,6 +514,8 @@ static int window_io(struct array *a, struct pool *pool, struct member_segments 
 	}
 	for (i = 0; i < n; i++) {
 		if (ms[i].rc < 0 && rc == 0) {
+			if (!write)
+				return mend_window(a, ms, off, d);
 			*d = ms[i].d;
 			rc = -1;
 		}

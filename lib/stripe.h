@@ -16,7 +16,10 @@ typedef int (*stripe_sink)(void *ctx, const void *buf, size_t len, struct diag *
 /* Streams array bytes [off, off + len) into sink.  Members are read in
  * parallel, in batches of whole stripe rows; memory stays a small multiple
  * of one stripe whatever the length.  Fails before calling sink when the
- * range is outside the array or the array cannot be read. */
+ * range is outside the array or the array cannot be read.  A page a member
+ * fails to read is rebuilt from parity or read from another copy, and the
+ * array's read_mended hook told; where nothing is left to rebuild it from,
+ * the read fails naming the member, its offset and the array bytes. */
 int stripe_read(struct array *a, uint64_t off, uint64_t len,
 		stripe_sink sink, void *ctx, struct diag *d);
 

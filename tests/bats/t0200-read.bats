@@ -108,6 +108,26 @@ data_byte() {
 	[ "$(sha "$BATS_TEST_TMPDIR/out")" = "$(manifest r6-5d-64k-ls-1.2 array_sha256)" ]
 }
 
+@test "read around a raid1 or raid10 member whose data area fails every read takes the other copies" {
+	local set
+	for set in r1-2d-1.2 r10-4d-n2-1.2 r10-4d-f2-1.2 r10-4d-o2-1.2; do
+		STRIPE_FAULT_READ="member0.img:$(data_byte "$set" member0.img):1099511627776" \
+			run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" $(members "$set")
+		assert_failure 1
+		[ "$(sha "$BATS_TEST_TMPDIR/out")" = "$(manifest "$set" array_sha256)" ] || fail "$set differs"
+		[[ $stderr == *"member0.img: read error at bytes "* ]] || fail "$set: $stderr"
+	done
+}
+
+@test "a raid1 page no copy can read stops with status 2, naming member and bytes" {
+	local m0
+	m0=$(data_byte r1-2d-1.2 member0.img)
+	STRIPE_FAULT_READ="member0.img:$m0:4096,member1.img:$m0:4096" \
+		run --separate-stderr stripe-read -q -o "$BATS_TEST_TMPDIR/out" $(members r1-2d-1.2)
+	assert_failure 2
+	[[ $stderr == *"read error at byte $m0, and no other copy of array byte 0 reads"* ]] || fail "stderr: $stderr"
+}
+
 @test "a read error where a raid5 has no redundancy left stops with status 2, naming member and bytes" {
 	local m0
 	m0=$(data_byte r5-4d-degraded member0.img)
