@@ -782,19 +782,28 @@ static int check_range(struct array *a, uint64_t off, uint64_t len, struct diag 
 	return array_check_readable(a, d);
 }
 
+/* Before a call's work: the range checked and the engine's buffers made;
+ * 1 to go on, 0 for an empty range, -1 with d set. */
+static int engine_begin(struct stripe_engine *e, uint64_t off, uint64_t len, struct stripe_buffers **sb,
+			struct diag *d)
+{
+	if (check_range(e->a, off, len, d) < 0)
+		return -1;
+	if (len == 0)
+		return 0;
+	return (*sb = engine_buffers(e, d)) ? 1 : -1;
+}
+
 static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, struct write_input *in,
 			uint64_t *written, struct diag *d)
 {
 	struct array *a = e->a;
 	struct stripe_buffers *sb;
+	int rc;
 
 	*written = 0;
-	if (check_range(a, off, len, d) < 0)
-		return -1;
-	if (len == 0)
-		return 0;
-	if (!(sb = engine_buffers(e, d)))
-		return -1;
+	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
+		return rc;
 	if (parity_level(a))
 		return write_parity_levels(a, &e->pool, sb, off, off + len, in, written, d);
 	return copy_levels(a, &e->pool, sb, off, off + len, NULL, in, NULL, written, d);
@@ -821,13 +830,10 @@ int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
 {
 	struct array *a = e->a;
 	struct stripe_buffers *sb;
+	int rc;
 
-	if (check_range(a, off, len, d) < 0)
-		return -1;
-	if (len == 0)
-		return 0;
-	if (!(sb = engine_buffers(e, d)))
-		return -1;
+	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
+		return rc;
 	if (parity_level(a))
 		return read_parity_levels(a, &e->pool, sb, off, off + len, sink, ctx, d);
 	return copy_levels(a, &e->pool, sb, off, off + len, sink, NULL, ctx, NULL, d);
