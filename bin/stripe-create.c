@@ -410,8 +410,9 @@ int main(int argc, char **argv)
 	made = calloc((size_t)n, sizeof(*made));
 	if (!made)
 		return fail("%s", "out of memory");
-	if ((!o.dry_run && make_images(paths, n, o.image_size, made) < 0) ||
-	    check_members(paths, n, o.spec.force) < 0) {
+	/* a dry run plans against images of the size asked for too: made
+	 * (sparse) for the plan and removed again below */
+	if (make_images(paths, n, o.image_size, made) < 0 || check_members(paths, n, o.spec.force) < 0) {
 		remove_images(paths, n, made);
 		free(made);
 		return EXIT_ERROR;
@@ -434,6 +435,8 @@ int main(int argc, char **argv)
 	else if (!o.quiet)
 		print_text(&p, &o);
 	create_free(&p);
+	if (o.dry_run)
+		remove_images(paths, n, made);
 	free(made);
 	return EXIT_OK;
 }

@@ -169,6 +169,16 @@ mdadm_layout() {
 	[ "$(cat "$d"/a.img "$d"/b.img "$d"/c.img | tr -d '\0' | wc -c)" = 0 ]
 }
 
+@test "--dry-run --image-size plans members that do not exist yet and leaves none behind" {
+	local d=$BATS_TEST_TMPDIR
+	truncate -s 8M "$d"/a.img
+	run stripe-create --dry-run --json -l 5 -c 64K --image-size 8M "$d"/a.img "$d"/b.img "$d"/c.img
+	assert_success
+	[ "$(jq -r .size_bytes <<<"$output")" = $((2 * 7 * 1024 * 1024)) ]
+	[ -e "$d/a.img" ] && [ ! -e "$d/b.img" ] && [ ! -e "$d/c.img" ]
+	[ "$(tr -d '\0' < "$d"/a.img | wc -c)" = 0 ]
+}
+
 @test "--assume-clean keeps the data on the members" {
 	local d=$BATS_TEST_TMPDIR
 	head -c 8M /dev/urandom > "$d/a.img"
