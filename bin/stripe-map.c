@@ -995,7 +995,7 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	m->read_only = o->read_only;
 	m->size = g->array_sectors * 512;
 	m->lock_unit = 1;
-	if (g->level == MD_LEVEL_RAID4 || g->level == MD_LEVEL_RAID5 || g->level == MD_LEVEL_RAID6)
+	if (layout_has_parity(g->level))
 		m->lock_unit = (uint64_t)g->chunk_sectors * 512 * (uint64_t)g->data_disks;
 	geometry_io_hints(g, &min_io, &m->blksize);
 	if (m->blksize < 4096)

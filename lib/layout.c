@@ -48,7 +48,7 @@ static int raid6_ddf_order(int alg)
 	return alg >= ALG_ROTATING_ZERO_RESTART && alg <= ALG_ROTATING_N_CONTINUE;
 }
 
-static int has_parity(int level)
+bool layout_has_parity(int level)
 {
 	return level == MD_LEVEL_RAID4 || level == MD_LEVEL_RAID5 ||
 	       level == MD_LEVEL_RAID6;
@@ -239,7 +239,7 @@ int geometry_init(struct geometry *g, int level, int layout, int raid_disks,
 		rc = init_raid0(g, member_sectors, d);
 	else if (level == MD_LEVEL_RAID1)
 		rc = init_raid1(g, d);
-	else if (has_parity(level))
+	else if (layout_has_parity(level))
 		rc = init_parity(g, d);
 	else if (level == MD_LEVEL_RAID10)
 		rc = init_raid10(g, d);
@@ -430,7 +430,7 @@ void layout_stripe(const struct geometry *g, uint64_t row, struct stripe_map *m)
 	m->data_disks = 0;
 	m->syndrome_disks = 0;
 	m->pd = m->qd = -1;
-	if (!has_parity(g->level) || g->data_disks < 1)
+	if (!layout_has_parity(g->level) || g->data_disks < 1)
 		return;
 	m->data_disks = g->data_disks;
 	parity_members(g, row, &m->pd, &m->qd);
@@ -619,6 +619,22 @@ uint64_t layout_array_sector(const struct geometry *g, int role, uint64_t sector
 		return UINT64_MAX;
 	}
 	return s < g->array_sectors ? s : UINT64_MAX;
+}
+
+int layout_row_blocks(const struct stripe_map *m, uint8_t *const *role_buf, size_t at, void *zero,
+		      void **blocks)
+{
+	int q = m->qd >= 0, nd = q ? m->syndrome_disks : m->data_disks, i;
+
+	for (i = 0; i < nd; i++) {
+		int r = q ? m->slot[i] : m->data[i];
+
+		blocks[i] = r < 0 ? zero : role_buf[r] + at;
+	}
+	blocks[nd] = role_buf[m->pd] + at;
+	if (q)
+		blocks[nd + 1] = role_buf[m->qd] + at;
+	return nd;
 }
 
 int layout_block_index(const struct stripe_map *m, int role, int q)

@@ -4,6 +4,8 @@
 #ifndef STRIPE_LAYOUT_H
 #define STRIPE_LAYOUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
@@ -99,6 +101,16 @@ int layout_locate(const struct geometry *g, uint64_t s, struct copy *c, uint64_t
  * sector (the inverse of layout_locate), or UINT64_MAX where that member
  * sector holds no copy (the tail beyond what the copies fill). */
 uint64_t layout_array_sector(const struct geometry *g, int role, uint64_t sector);
+
+/* Is the level one with parity (RAID4, RAID5, RAID6)? */
+bool layout_has_parity(int level);
+
+/* The blocks of a row as parity_gen_pq and parity_recover take them, at
+ * byte at of per-role buffers: data (RAID6: syndrome slots, zero for a DDF
+ * slot no member fills), then P, then Q for RAID6.  Returns how many come
+ * before P. */
+int layout_row_blocks(const struct stripe_map *m, uint8_t *const *role_buf, size_t at, void *zero,
+		      void **blocks);
 
 /* Index of role among a row's blocks as parity_gen_pq and parity_recover
  * take them: data (RAID6: syndrome slots), then P, then Q; -1 if the row

@@ -246,19 +246,7 @@ static int collect(struct parity_walk *w, struct slab_set *ss, struct diag *d)
 static int piece_blocks(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
 			size_t off, void **blocks)
 {
-	const struct stripe_map *m = &pc->map;
-	int q = m->qd >= 0, nd = q ? m->syndrome_disks : m->data_disks, i;
-	size_t at = pc->at + off;
-
-	for (i = 0; i < nd; i++) {
-		int r = q ? m->slot[i] : m->data[i];
-
-		blocks[i] = r < 0 ? w->zero : ss->buf[r] + at;
-	}
-	blocks[nd] = ss->buf[m->pd] + at;
-	if (q)
-		blocks[nd + 1] = ss->buf[m->qd] + at;
-	return nd;
+	return layout_row_blocks(&pc->map, ss->buf, pc->at + off, w->zero, blocks);
 }
 
 /* Array bytes of the data block of role at byte off of a piece, if the

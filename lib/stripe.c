@@ -99,18 +99,10 @@ static void batch_io(struct parity_batch *b, uint64_t row, uint64_t nrows, bool 
 static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint64_t in_batch,
 		       struct diag *d)
 {
-	int q = m->qd >= 0, nd = q ? m->syndrome_disks : m->data_disks, missing[2], nmiss = 0, i;
 	void *blocks[ST_MAX_DISKS + 2];
-	size_t at = in_batch * b->chunk;
+	int q = m->qd >= 0, nd = layout_row_blocks(m, b->buf, in_batch * b->chunk, b->zero, blocks);
+	int missing[2], nmiss = 0, i;
 
-	for (i = 0; i < nd; i++) {
-		int r = q ? m->slot[i] : m->data[i];
-
-		blocks[i] = r < 0 ? b->zero : b->buf[r] + at;
-	}
-	blocks[nd] = b->buf[m->pd] + at;
-	if (q)
-		blocks[nd + 1] = b->buf[m->qd] + at;
 	for (i = 0; i < b->a->geo.raid_disks; i++) {
 		if (b->a->role[i])
 			continue;
@@ -124,21 +116,19 @@ static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint6
 }
 
 /* Reads chunk k of the batch for role again a page at a time, flagging
- * the pages that fail; true if one did. */
-static bool read_chunk_pages(struct parity_batch *b, int role, uint64_t k)
+ * the pages that fail. */
+static void read_chunk_pages(struct parity_batch *b, int role, uint64_t k)
 {
 	const struct member_io *io = &b->io[role];
 	size_t p, per = b->chunk / PAGE;
-	bool any = false;
 	struct diag why;
 
 	for (p = 0; p < per; p++) {
 		size_t at = (size_t)k * b->chunk + p * PAGE;
 
 		if (dev_read(io->dev, b->buf[role] + at, PAGE, io->off + at, &why) < 0)
-			any = b->bad[(size_t)role * b->pages + at / PAGE] = true;
+			b->bad[(size_t)role * b->pages + at / PAGE] = true;
 	}
-	return any;
 }
 
 /* Rebuilds the unreadable pages of row k of the batch from what the rest
@@ -148,7 +138,7 @@ static int mend_row(struct parity_batch *b, const struct stripe_map *m, uint64_t
 		    struct diag *d)
 {
 	struct array *a = b->a;
-	int q = m->qd >= 0, nd = q ? m->syndrome_disks : m->data_disks, missing[ST_MAX_DISKS], i, nmiss;
+	int q = m->qd >= 0, missing[ST_MAX_DISKS], i, nd, nmiss;
 	size_t p, per = b->chunk / PAGE;
 	void *blocks[ST_MAX_DISKS + 2];
 
@@ -166,14 +156,7 @@ static int mend_row(struct parity_batch *b, const struct stripe_map *m, uint64_t
 		}
 		if (bad_role < 0)
 			continue;
-		for (i = 0; i < nd; i++) {
-			int r = q ? m->slot[i] : m->data[i];
-
-			blocks[i] = r < 0 ? b->zero : b->buf[r] + at;
-		}
-		blocks[nd] = b->buf[m->pd] + at;
-		if (q)
-			blocks[nd + 1] = b->buf[m->qd] + at;
+		nd = layout_row_blocks(m, b->buf, at, b->zero, blocks);
 		if (nmiss > (q ? 2 : 1) || parity_recover(nd, q, PAGE, blocks, missing, nmiss) < 0)
 			return diag_fail(d, "%s: read error at byte %llu, and too little redundancy left in its "
 					 "stripe to rebuild it (array bytes %llu to %llu)", a->role[bad_role]->dev.path,
@@ -272,10 +255,8 @@ static int read_parity_levels(struct array *a, struct pool *pool, struct stripe_
 	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, last, nrows;
 
 	last = (end + row_bytes - 1) / row_bytes;
-	if (rc == 0) {
-		batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false);
-		pool_submit(pool, member_io_run, b[0].io, sizeof(*b[0].io));
-	}
+	batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false);
+	pool_submit(pool, member_io_run, b[0].io, sizeof(*b[0].io));
 	for (; rc == 0 && row < last; row += nrows, cur = !cur) {
 		uint64_t next;
 
@@ -577,20 +558,12 @@ static int copy_levels(struct array *a, struct pool *pool, struct stripe_buffers
 static void gen_parity_row(struct parity_batch *b, const struct stripe_map *m, uint64_t k)
 {
 	void *blocks[ST_MAX_DISKS + 2];
-	size_t at = k * b->chunk;
-	int i;
+	int nd = layout_row_blocks(m, b->buf, k * b->chunk, b->zero, blocks);
 
-	if (m->qd < 0) {
-		for (i = 0; i < m->data_disks; i++)
-			blocks[i] = b->buf[m->data[i]] + at;
-		parity_xor(b->buf[m->pd] + at, blocks, m->data_disks, b->chunk);
-		return;
-	}
-	for (i = 0; i < m->syndrome_disks; i++)
-		blocks[i] = m->slot[i] < 0 ? b->zero : b->buf[m->slot[i]] + at;
-	blocks[m->syndrome_disks] = b->buf[m->pd] + at;
-	blocks[m->syndrome_disks + 1] = b->buf[m->qd] + at;
-	parity_gen_pq(m->syndrome_disks, b->chunk, blocks);
+	if (m->qd < 0)
+		parity_xor(blocks[nd], blocks, nd, b->chunk);
+	else
+		parity_gen_pq(nd, b->chunk, blocks);
 }
 
 /* Copies the new bytes [lo, hi) of the array from src (which holds them
@@ -701,11 +674,6 @@ static int write_parity_levels(struct array *a, struct pool *pool, struct stripe
 	return rc;
 }
 
-static bool parity_level(const struct array *a)
-{
-	return a->geo.level == MD_LEVEL_RAID4 || a->geo.level == MD_LEVEL_RAID5 || a->geo.level == MD_LEVEL_RAID6;
-}
-
 static void buffers_free(struct stripe_buffers *sb, int n)
 {
 	int i;
@@ -738,7 +706,7 @@ static struct stripe_buffers *engine_buffers(struct stripe_engine *e, struct dia
 		return NULL;
 	}
 	sb->b[0].a = sb->b[1].a = a;
-	if (parity_level(a)) {
+	if (layout_has_parity(a->geo.level)) {
 		sb->zero = dev_alloc(chunk);
 		memset(sb->zero, 0, chunk);
 		if (batch_alloc(&sb->b[0], a, sb->zero, d) < 0 || batch_alloc(&sb->b[1], a, sb->zero, d) < 0) {
@@ -804,7 +772,7 @@ static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, str
 	*written = 0;
 	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
 		return rc;
-	if (parity_level(a))
+	if (layout_has_parity(a->geo.level))
 		return write_parity_levels(a, &e->pool, sb, off, off + len, in, written, d);
 	return copy_levels(a, &e->pool, sb, off, off + len, NULL, in, NULL, written, d);
 }
@@ -834,7 +802,7 @@ int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
 
 	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
 		return rc;
-	if (parity_level(a))
+	if (layout_has_parity(a->geo.level))
 		return read_parity_levels(a, &e->pool, sb, off, off + len, sink, ctx, d);
 	return copy_levels(a, &e->pool, sb, off, off + len, sink, NULL, ctx, NULL, d);
 }

@@ -61,9 +61,9 @@ else
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_stripe_bench.XXXXXX")
 fi
 
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# shellcheck source=tests/bench/common.sh
+. "$top/tests/bench/common.sh"
 mbs() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 verdict() { awk -v r="$1" 'BEGIN { print (r >= 0.9 && r <= 1.1) ? "met" : "NOT met" }'; }
 jget() { python3 -c "import json, sys; d = json.load(sys.stdin); print(int($1))"; }
 # Each sample starts from a quiet disk: the last one's file is gone and its
@@ -124,10 +124,10 @@ one_case() {
 			fw+=("$a") fr+=("$b")
 		fi
 	done
-	w=$(median "${sw[@]}") r=$(median "${sr[@]}") fwm=$(median "${fw[@]}") frm=$(median "${fr[@]}")
+	w=$(median_of "${sw[@]}") r=$(median_of "${sr[@]}") fwm=$(median_of "${fw[@]}") frm=$(median_of "${fr[@]}")
 	for t in write read; do
 		if [[ $t == write ]]; then a=$w b=$fwm; else a=$r b=$frm; fi
-		rt=$(ratio "$a" "$b")
+		rt=$(ratio_of "$a" "$b")
 		rows+=("$(printf '%-30s %12s %12s %7s  %s' "$label block $t" "$(mbs "$a")" "$(mbs "$b")" "$rt" \
 			"$([[ $goal == 1 ]] && verdict "$rt" || echo "(no goal)")")")
 		[[ $goal == 1 ]] &&

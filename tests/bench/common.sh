@@ -30,8 +30,8 @@ median_of() { printf '%s\n' "$@" | median; }
 # gbs_ns BYTES NS: the rate in GB/s (10^9 bytes), two decimals.
 gbs_ns() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / ns }'; }
 
-# ratio_of A B: A / B, two decimals.
-ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# ratio_of A B: A / B, two decimals (0 when B is 0: a tool that gave no figure).
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 
 # goal_met RATIO GOAL: "met" when RATIO >= GOAL, else "NOT met".
 goal_met() { awk -v r="$1" -v g="$2" 'BEGIN { print (r >= g ? "met" : "NOT met") }'; }
