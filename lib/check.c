@@ -539,7 +539,7 @@ static int checker_init(struct checker *c, struct array *a, const struct check_o
 	c->a = a;
 	c->o = o;
 	c->r = r;
-	pool_start(&c->pool, parity ? n : 1);  /* first: checker_free stops it */
+	pool_start(&c->pool, parity ? n : 1, n);  /* first: checker_free stops it */
 	c->chunk = a->geo.chunk_sectors ? (size_t)a->geo.chunk_sectors * 512 : 64 * 1024;
 	c->pages = (unsigned)(c->chunk / CHECK_UNIT);
 	c->rows = BATCH_BYTES / c->chunk ? BATCH_BYTES / c->chunk : 1;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array.h"
 #include "dev.h"
 #include "diag.h"
 #include "pool.h"
@@ -26,6 +27,12 @@ struct member_io {
 /* Pool job function: does the item's I/O, leaving rc and d.  An item
  * without a device does nothing. */
 void member_io_run(void *item);
+
+/* How many pool workers a pass over a's members should have: one per
+ * role when any member is a block device, a disk that can work while the
+ * others do; one for image files, whose I/O is a copy from the page cache
+ * that more threads on the same CPUs would only take turns at. */
+int member_io_workers(const struct array *a);
 
 /* Waits for a job of n member_io items; returns the first failure. */
 int member_io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d);

@@ -1,11 +1,23 @@
-/* pool: persistent worker threads, one per member.  A thread created per
- * batch cost more than the batch's I/O on a page-cached array (clone, stack
- * munmap and the TLB shootdowns it sends to every CPU).  Each worker waits
+/* pool: persistent worker threads for a pass over an array.  A thread
+ * created per batch cost more than the batch's I/O on a page-cached array
+ * (clone, stack munmap and the TLB shootdowns it sends to every CPU).  Each worker waits
  * on its own semaphore, so a job wakes each once instead of every worker
  * fighting for one lock after a broadcast. */
 #include <stdlib.h>
 
 #include "pool.h"
+
+/* Claims items until the job has none left; the last to finish posts done. */
+static void pool_drain(struct pool *pl)
+{
+	int i;
+
+	while ((i = atomic_fetch_add(&pl->next, 1)) < pl->n) {
+		pl->run(pl->items + (size_t)i * pl->size);
+		if (atomic_fetch_sub(&pl->pending, 1) == 1)
+			sem_post(&pl->done);
+	}
+}
 
 static void *pool_worker_run(void *p)
 {
@@ -17,9 +29,7 @@ static void *pool_worker_run(void *p)
 			;
 		if (pl->stop)
 			break;
-		pl->run(pl->items + (size_t)w->i * pl->size);
-		if (atomic_fetch_sub(&pl->pending, 1) == 1)
-			sem_post(&pl->done);
+		pool_drain(pl);
 	}
 	return NULL;
 }
@@ -30,7 +40,7 @@ static void pool_join(struct pool *pl)
 	int i;
 
 	pl->stop = true;
-	for (i = 0; pl->w && i < pl->n; i++) {
+	for (i = 0; pl->w && i < pl->nw; i++) {
 		if (pl->w[i].started) {
 			sem_post(&pl->w[i].go);
 			pthread_join(pl->w[i].th, NULL);
@@ -49,19 +59,20 @@ void pool_stop(struct pool *pl)
 	sem_destroy(&pl->done);
 }
 
-void pool_start(struct pool *pl, int n)
+void pool_start(struct pool *pl, int n, int workers)
 {
 	int i;
 
-	*pl = (struct pool){ .n = n };
+	*pl = (struct pool){ .n = n, .nw = workers < 1 ? 1 : workers > n ? n : workers };
+	atomic_init(&pl->next, n);
 	sem_init(&pl->done, 0, 0);
-	pl->w = n > 1 ? calloc((size_t)n, sizeof(*pl->w)) : NULL;
+	pl->w = n > 1 ? calloc((size_t)pl->nw, sizeof(*pl->w)) : NULL;
 	pl->threaded = pl->w != NULL;
-	for (i = 0; pl->threaded && i < n; i++) {
-		pl->w[i] = (struct pool_worker){ .pool = pl, .i = i };
+	for (i = 0; pl->threaded && i < pl->nw; i++) {
+		pl->w[i] = (struct pool_worker){ .pool = pl };
 		sem_init(&pl->w[i].go, 0, 0);
 	}
-	for (i = 0; pl->threaded && i < n; i++) {
+	for (i = 0; pl->threaded && i < pl->nw; i++) {
 		pl->w[i].started = pthread_create(&pl->w[i].th, NULL, pool_worker_run, &pl->w[i]) == 0;
 		if (!pl->w[i].started)
 			pool_join(pl);
@@ -82,7 +93,8 @@ void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t s
 	pl->items = items;
 	pl->size = size;
 	atomic_store(&pl->pending, pl->n);
-	for (i = 0; i < pl->n; i++)
+	atomic_store(&pl->next, 0);  /* publishes the job to workers that claim */
+	for (i = 0; i < pl->nw; i++)
 		sem_post(&pl->w[i].go);
 }
 

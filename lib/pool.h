@@ -1,5 +1,6 @@
-/* pool: one worker thread per member for a whole pass over an array; a job
- * is an array of items and a function, and worker i runs it on item i. */
+/* pool: worker threads for a whole pass over an array; a job is an array
+ * of items (one per member) and a function, and each item runs once, on
+ * whichever worker claims it first. */
 #ifndef STRIPE_POOL_H
 #define STRIPE_POOL_H
 
@@ -12,7 +13,6 @@
 
 struct pool_worker {
 	struct pool *pool;
-	int i;
 	pthread_t th;
 	sem_t go;                    /* posted once per job, and to stop */
 	bool started;
@@ -22,16 +22,19 @@ struct pool {
 	void (*run)(void *item);
 	char *items;
 	size_t size;                 /* of one item */
-	int n;
+	int n;                       /* items per job */
+	int nw;                      /* workers */
+	atomic_int next;             /* the next item to claim */
 	atomic_int pending;          /* items of the job still running */
 	sem_t done;                  /* posted by the worker that finishes a job */
 	bool threaded, busy, stop;
 	struct pool_worker *w;
 };
 
-/* Starts n workers; with one item, or when threads cannot be had, jobs
- * run in the caller instead, one item after the other. */
-void pool_start(struct pool *pl, int n);
+/* Starts workers (1 to n) for jobs of n items, each item run by whichever
+ * worker claims it first; with one item, or when threads cannot be had,
+ * jobs run in the caller instead, one item after the other. */
+void pool_start(struct pool *pl, int n, int workers);
 void pool_stop(struct pool *pl);
 /* Hands items[0..n-1] to the workers and returns at once; pool_wait
  * collects the job.  One job at a time. */

@@ -1,7 +1,9 @@
 /* rebuild: walks the targets' data areas from start to end, as md's
  * recovery does, filling them from the survivors: RAID4/5/6 a batch of
- * stripe rows at a time with every member's I/O in parallel, RAID1/10 by
- * copying each run from a copy that is present. */
+ * stripe rows at a time, in lanes that take turns, each with its members'
+ * I/O in parallel; RAID1/10 by copying each run from a copy that is present. */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +17,8 @@
 
 #define BATCH_BYTES (1u << 20)       /* per member and batch */
 #define PAGE 4096u
+#define LANES_MAX 8
+#define LANE_MEMORY (48u << 20)      /* what every lane's buffers may take together */
 
 struct rebuild_run {
 	struct array *a;
@@ -25,6 +29,13 @@ struct rebuild_run {
 	struct rebuild_target *target_of[ST_MAX_DISKS];
 	uint64_t start, end;         /* member sectors */
 	double last_checkpoint;
+	/* RAID4/5/6 lanes hand over batches in order under lock: a batch is
+	 * committed (its events told, checkpointed) only after the one below */
+	pthread_mutex_t lock;
+	pthread_cond_t turn;
+	uint64_t committed;          /* member bytes, every batch below on the targets */
+	bool failed;                 /* a lane stopped: the others stop too */
+	int first_failed;            /* the lane that stopped first */
 };
 
 static double now_s(void)
@@ -79,27 +90,49 @@ static int checkpoint(struct rebuild_run *run, uint64_t done, bool force, struct
 	return recovery_checkpoint(run->a, run->t, run->n, done, d);
 }
 
-/* A target page no redundancy can fill: zeroed, logged as bad, reported
- * with the array data it takes with it. */
-static int lose_page(struct rebuild_run *run, struct rebuild_target *t, uint8_t *page,
-		     uint64_t member_sector, struct rebuild_event *e, struct diag *d)
+/* Counts an event, logs a target's lost range as bad, and passes the
+ * event on to the caller. */
+static int tell(struct rebuild_run *run, const struct rebuild_event *e, struct diag *d)
+{
+	struct rebuild_target *t = NULL;
+	int i;
+
+	switch (e->kind) {
+	case REBUILD_UNRECOVERABLE:
+		for (i = 0; i < run->n && !t; i++)
+			if (run->t[i].m == e->member)
+				t = &run->t[i];
+		run->r->unrecoverable += e->length;
+		if (t && add_bad(t, e->member_offset / 512, e->length / 512, d) < 0)
+			return -1;
+		break;
+	case REBUILD_READ_ERROR:
+		run->r->read_errors++;
+		break;
+	case REBUILD_DISAGREE:
+		run->r->disagree++;
+		break;
+	}
+	return report(run, e) < 0 ? diag_fail(d, "stopped by the caller") : 0;
+}
+
+/* A target page no redundancy can fill: zeroed, and an event naming it and
+ * the array data it takes with it (e's lost ranges) made for the caller. */
+static void lose_page(struct rebuild_target *t, uint8_t *page, uint64_t member_sector,
+		      struct rebuild_event *e)
 {
 	memset(page, 0, PAGE);
-	run->r->unrecoverable += PAGE;
-	if (add_bad(t, t->m->sb.data_offset + member_sector, PAGE / 512, d) < 0)
-		return -1;
 	e->kind = REBUILD_UNRECOVERABLE;
 	e->member = t->m;
 	e->role = t->role;
 	e->member_offset = (t->m->sb.data_offset + member_sector) * 512;
 	e->length = PAGE;
-	return report(run, e) < 0 ? diag_fail(d, "stopped by the caller") : 0;
 }
 
 /* ---- RAID4/5/6 ---- */
 
-/* One of the two buffer sets: the workers fill (survivors) or drain
- * (targets) one while the caller rebuilds the other.  A batch is a range
+/* One of a lane's two buffer sets: its workers fill (survivors) or drain
+ * (targets) one while the lane rebuilds the other.  A batch is a range
  * of member bytes, the same on every member: whole rows when chunks are
  * small, a slice of one row when they are large, so that the buffers stay
  * in the CPU's caches between the copy from the page cache and the math. */
@@ -107,11 +140,23 @@ struct slab_set {
 	uint8_t **buf;               /* per role: batch bytes */
 	bool *bad;                   /* per role: a flag per page, unreadable */
 	bool any_bad;
+	uint64_t rpos;               /* member bytes where the survivors' batch starts */
 	struct member_io *io;        /* per role */
 };
 
+/* An event kept until its batch is committed, so that the caller hears of
+ * them in the order of the array, whichever lane met them first. */
+struct held_event {
+	uint64_t batch;              /* member bytes where its batch starts */
+	struct rebuild_event e;
+};
+
+/* One lane: it rebuilds every lanes-th batch, starting with its own
+ * index, through its own buffers and workers. */
 struct parity_walk {
 	struct rebuild_run *run;
+	int lane, lanes;
+	int workers;                 /* per lane */
 	size_t chunk;
 	size_t batch;                /* member bytes per batch */
 	size_t pages;                /* per role and batch */
@@ -120,6 +165,11 @@ struct parity_walk {
 	uint8_t *zero, *pq[2];       /* zeroes; scratch P and Q for verifying */
 	struct slab_set set[2];
 	struct pool pool;
+	struct held_event *held;
+	int nheld, capheld;
+	int rc;
+	struct diag d;
+	pthread_t th;
 };
 
 /* Where a piece of a batch lies: its stripe row, its offset in the chunk,
@@ -141,23 +191,35 @@ static void walk_free(struct parity_walk *w)
 		free(w->set[s].bad);
 		free(w->set[s].io);
 	}
+	free(w->held);
 	free(w->arena);
 }
 
 /* Every buffer is carved from one arena: two sets of a batch per role,
  * zeroes, and scratch P and Q. */
+static size_t walk_batch(const struct rebuild_run *run)
+{
+	size_t chunk = (size_t)run->a->geo.chunk_sectors * 512;
+
+	return BATCH_BYTES < chunk ? BATCH_BYTES : BATCH_BYTES / chunk * chunk;
+}
+
+static size_t walk_arena_bytes(const struct rebuild_run *run)
+{
+	return (2 * (size_t)run->a->geo.raid_disks + 3) * walk_batch(run);
+}
+
 static int walk_alloc(struct parity_walk *w, struct rebuild_run *run, struct diag *d)
 {
 	uint8_t *at;
 	int s, i;
 
-	memset(w, 0, sizeof(*w));
 	w->run = run;
 	w->ndisks = run->a->geo.raid_disks;
 	w->chunk = (size_t)run->a->geo.chunk_sectors * 512;
-	w->batch = BATCH_BYTES < w->chunk ? BATCH_BYTES : BATCH_BYTES / w->chunk * w->chunk;
+	w->batch = walk_batch(run);
 	w->pages = w->batch / PAGE;
-	at = w->arena = dev_alloc_huge((2 * (size_t)w->ndisks + 3) * w->batch);
+	at = w->arena = dev_alloc_huge(walk_arena_bytes(run));
 	for (s = 0; s < 2; s++) {
 		struct slab_set *ss = &w->set[s];
 
@@ -195,7 +257,24 @@ static void set_job(struct parity_walk *w, struct slab_set *ss, uint64_t rpos, s
 	if (rlen) {
 		memset(ss->bad, 0, (size_t)w->ndisks * w->pages);
 		ss->any_bad = false;
+		ss->rpos = rpos;
 	}
+}
+
+/* Keeps an event of the batch at member bytes batch for its commit. */
+static int hold(struct parity_walk *w, uint64_t batch, const struct rebuild_event *e, struct diag *d)
+{
+	if (w->nheld == w->capheld) {
+		int cap = w->capheld ? 2 * w->capheld : 16;
+		struct held_event *h = realloc(w->held, (size_t)cap * sizeof(*h));
+
+		if (!h)
+			return diag_fail(d, "out of memory");
+		w->held = h;
+		w->capheld = cap;
+	}
+	w->held[w->nheld++] = (struct held_event){ batch, *e };
+	return 0;
 }
 
 /* A survivor's batch read failed: read it again a page at a time and mark
@@ -213,11 +292,10 @@ static int read_pages(struct parity_walk *w, struct slab_set *ss, int role, stru
 			continue;
 		ss->bad[(size_t)role * w->pages + p] = true;
 		ss->any_bad = true;
-		w->run->r->read_errors++;
 		e.member_offset = io->off + p * PAGE;
 		e.length = PAGE;
-		if (report(w->run, &e) < 0)
-			return diag_fail(d, "stopped by the caller");
+		if (hold(w, ss->rpos, &e, d) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -286,12 +364,11 @@ static int verify_piece(struct parity_walk *w, struct slab_set *ss, const struct
 
 		if (!memcmp(w->pq[0] + off, p + off, PAGE) && !memcmp(w->pq[1] + off, q + off, PAGE))
 			continue;
-		w->run->r->disagree++;
 		e.member_offset = (pm ? pm->sb.data_offset * 512 : 0) + pos + pc->at + off;
 		for (i = 0; i < pc->map.data_disks; i++)
 			note_lost_data(pc, w->chunk, off, pc->map.data[i], &e);
-		if (report(w->run, &e) < 0)
-			return diag_fail(d, "stopped by the caller");
+		if (hold(w, pos, &e, d) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -342,8 +419,10 @@ static int rebuild_piece_pages(struct parity_walk *w, struct slab_set *ss, const
 		for (i = 0; i < nmiss; i++) {
 			struct rebuild_target *t = w->run->target_of[roles[i]];
 
-			if (t && lose_page(w->run, t, ss->buf[roles[i]] + pc->at + off,
-					   (pos + pc->at + off) / 512, &e, d) < 0)
+			if (!t)
+				continue;
+			lose_page(t, ss->buf[roles[i]] + pc->at + off, (pos + pc->at + off) / 512, &e);
+			if (hold(w, pos, &e, d) < 0)
 				return -1;
 		}
 	}
@@ -404,46 +483,168 @@ static int rebuild_batch(struct parity_walk *w, struct slab_set *ss, uint64_t po
 	return 0;
 }
 
-/* Pipeline: while the caller rebuilds batch j in one set, the workers read
- * batch j + 1 into the other and write batch j - 1 out of it. */
-static int rebuild_parity(struct rebuild_run *run, struct diag *d)
+/* Commits the batch at member bytes [pos, pos + len), on the targets now:
+ * waits for the batch below it, tells its events and checkpoints. */
+static int commit(struct parity_walk *w, uint64_t pos, size_t len, struct diag *d)
 {
-	struct parity_walk w;
-	uint64_t last = run->end * 512, pos = run->start * 512, prev = 0;
-	size_t len, next_len, prev_len = 0;
+	struct rebuild_run *run = w->run;
+	int i, k = 0, rc = 0;
+
+	pthread_mutex_lock(&run->lock);
+	while (run->committed != pos && !run->failed)
+		pthread_cond_wait(&run->turn, &run->lock);
+	if (run->failed)
+		rc = diag_fail(d, "stopped: another lane failed");
+	for (i = 0; i < w->nheld; i++) {
+		if (rc == 0 && w->held[i].batch == pos)
+			rc = tell(run, &w->held[i].e, d);
+		else if (w->held[i].batch != pos)
+			w->held[k++] = w->held[i];
+	}
+	w->nheld = k;
+	if (rc == 0) {
+		run->committed = pos + len;
+		rc = checkpoint(run, run->committed / 512, false, d);
+	}
+	pthread_cond_broadcast(&run->turn);
+	pthread_mutex_unlock(&run->lock);
+	return rc;
+}
+
+static bool stopped(struct rebuild_run *run)
+{
+	bool failed;
+
+	pthread_mutex_lock(&run->lock);
+	failed = run->failed;
+	pthread_mutex_unlock(&run->lock);
+	return failed;
+}
+
+/* Stops every lane; the first to fail is the one whose message counts. */
+static void lane_fail(struct parity_walk *w)
+{
+	pthread_mutex_lock(&w->run->lock);
+	if (!w->run->failed)
+		w->run->first_failed = w->lane;
+	w->run->failed = true;
+	pthread_cond_broadcast(&w->run->turn);
+	pthread_mutex_unlock(&w->run->lock);
+}
+
+/* The batch a lane takes after the one at pos: its start and length. */
+static size_t batch_len(const struct parity_walk *w, uint64_t pos, uint64_t last)
+{
+	return pos >= last ? 0 : last - pos < w->batch ? (size_t)(last - pos) : w->batch;
+}
+
+/* A lane's pipeline: while it rebuilds batch j in one set, its workers
+ * read batch j + 1 into the other and write batch j - 1 out of it. */
+static void *lane_run(void *p)
+{
+	struct parity_walk *w = p;
+	struct rebuild_run *run = w->run;
+	struct diag *d = &w->d;
+	uint64_t last = run->end * 512, step = (uint64_t)w->lanes * w->batch, prev = 0;
+	uint64_t pos = run->start * 512 + (uint64_t)w->lane * w->batch;
+	size_t len = batch_len(w, pos, last), prev_len = 0;
 	int cur = 0, rc;
 
-	if (walk_alloc(&w, run, d) < 0) {
-		walk_free(&w);
-		return -1;
-	}
-	pool_start(&w.pool, w.ndisks);
-	len = last - pos < w.batch ? (size_t)(last - pos) : w.batch;
-	set_job(&w, &w.set[0], pos, len, 0, 0);
-	pool_submit(&w.pool, member_io_run, w.set[0].io, sizeof(*w.set[0].io));
-	rc = collect(&w, &w.set[0], d);
-	for (; rc == 0 && pos < last; pos += len) {
-		len = last - pos < w.batch ? (size_t)(last - pos) : w.batch;
-		next_len = last - pos - len < w.batch ? (size_t)(last - pos - len) : w.batch;
-		set_job(&w, &w.set[!cur], pos + len, next_len, prev, prev_len);
-		pool_submit(&w.pool, member_io_run, w.set[!cur].io, sizeof(*w.set[!cur].io));
-		rc = rebuild_batch(&w, &w.set[cur], pos, len, d);
-		if (collect(&w, &w.set[!cur], rc < 0 ? &(struct diag){ "" } : d) < 0 && rc == 0)
+	pool_start(&w->pool, w->ndisks, w->workers);
+	set_job(w, &w->set[0], pos, len, 0, 0);
+	pool_submit(&w->pool, member_io_run, w->set[0].io, sizeof(*w->set[0].io));
+	rc = collect(w, &w->set[0], d);
+	for (; rc == 0 && len; pos += step, len = batch_len(w, pos, last)) {
+		set_job(w, &w->set[!cur], pos + step, batch_len(w, pos + step, last), prev, prev_len);
+		pool_submit(&w->pool, member_io_run, w->set[!cur].io, sizeof(*w->set[!cur].io));
+		rc = rebuild_batch(w, &w->set[cur], pos, len, d);
+		if (collect(w, &w->set[!cur], rc < 0 ? &(struct diag){ "" } : d) < 0 && rc == 0)
 			rc = -1;
 		if (rc == 0 && prev_len)
-			rc = checkpoint(run, (prev + prev_len) / 512, false, d);
+			rc = commit(w, prev, prev_len, d);
+		if (rc == 0 && stopped(run))
+			rc = diag_fail(d, "stopped: another lane failed");
 		prev = pos;
 		prev_len = len;
 		cur = !cur;
 	}
 	if (rc == 0 && prev_len) {
-		set_job(&w, &w.set[!cur], 0, 0, prev, prev_len);
-		pool_submit(&w.pool, member_io_run, w.set[!cur].io, sizeof(*w.set[!cur].io));
-		rc = collect(&w, &w.set[!cur], d);
+		set_job(w, &w->set[!cur], 0, 0, prev, prev_len);
+		pool_submit(&w->pool, member_io_run, w->set[!cur].io, sizeof(*w->set[!cur].io));
+		rc = collect(w, &w->set[!cur], d);
+		if (rc == 0)
+			rc = commit(w, prev, prev_len, d);
 	}
-	pool_wait(&w.pool);
-	pool_stop(&w.pool);
-	walk_free(&w);
+	pool_wait(&w->pool);
+	pool_stop(&w->pool);
+	if (rc < 0)
+		lane_fail(w);
+	w->rc = rc;
+	return NULL;
+}
+
+static int cpus_online(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return 1;
+}
+
+/* Lanes keep every CPU busy: one lane's workers copy while another does the
+ * math.  As many as there are CPUs and batches, within LANE_MEMORY. */
+static int lane_count(const struct rebuild_run *run)
+{
+	uint64_t batches = ((run->end - run->start) * 512 + walk_batch(run) - 1) / walk_batch(run);
+	size_t fit = LANE_MEMORY / walk_arena_bytes(run);
+	int n = cpus_online();
+
+	if (n > LANES_MAX)
+		n = LANES_MAX;
+	if ((size_t)n > fit)
+		n = fit ? (int)fit : 1;
+	if ((uint64_t)n > batches)
+		n = batches ? (int)batches : 1;
+	return n;
+}
+
+static int rebuild_parity(struct rebuild_run *run, struct diag *d)
+{
+	struct parity_walk w[LANES_MAX];
+	int lanes = lane_count(run), workers = member_io_workers(run->a), started, k, rc = 0, err;
+
+	memset(w, 0, sizeof(w));
+	run->committed = run->start * 512;
+	run->failed = false;
+	for (k = 0; k < lanes && rc == 0; k++) {
+		w[k].lane = k;
+		w[k].lanes = lanes;
+		w[k].workers = workers;
+		rc = walk_alloc(&w[k], run, d);
+	}
+	pthread_mutex_init(&run->lock, NULL);
+	pthread_cond_init(&run->turn, NULL);
+	for (started = 1; rc == 0 && started < lanes; started++) {
+		err = pthread_create(&w[started].th, NULL, lane_run, &w[started]);
+		if (err) {
+			rc = diag_fail(d, "cannot start the rebuild's threads: %s", strerror(err));
+			lane_fail(&w[0]);
+			break;
+		}
+	}
+	if (rc == 0)
+		lane_run(&w[0]);
+	for (k = 1; k < started; k++)
+		pthread_join(w[k].th, NULL);
+	if (rc == 0 && run->failed) {
+		*d = w[run->first_failed].d;
+		rc = -1;
+	}
+	for (k = 0; k < LANES_MAX; k++)
+		walk_free(&w[k]);
+	pthread_cond_destroy(&run->turn);
+	pthread_mutex_destroy(&run->lock);
 	return rc;
 }
 
@@ -487,7 +688,8 @@ static int fill_run(struct rebuild_run *run, struct rebuild_target *t, uint64_t 
 		if (read_copy(run, s + off / 512, buf + off, PAGE) >= 0)
 			continue;
 		run->r->read_errors++;
-		if (lose_page(run, t, buf + off, ms + off / 512, &e, d) < 0)
+		lose_page(t, buf + off, ms + off / 512, &e);
+		if (tell(run, &e, d) < 0)
 			return -1;
 	}
 	return 0;

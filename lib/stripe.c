@@ -729,7 +729,7 @@ void stripe_engine_start(struct stripe_engine *e, struct array *a)
 {
 	e->a = a;
 	e->buf = NULL;
-	pool_start(&e->pool, a->geo.raid_disks);
+	pool_start(&e->pool, a->geo.raid_disks, a->geo.raid_disks);
 }
 
 void stripe_engine_stop(struct stripe_engine *e)

@@ -154,13 +154,25 @@ recovery_offset() {
 
 @test "a rebuild killed at five random points resumes each time and ends with the array whole" {
 	command -v mdadm >/dev/null || skip "mdadm is not installed (the host's --examine reads the half-built member)"
-	local i ms pid st offs=() want
+	local i ms pid st offs=() want t0 start full left off sectors=$((96 * 2048))
 	stripe-create -q -l 6 -n 6 -c 64K --image-size 96M "$D"/m{0..5}.img
 	head -c 250M /dev/urandom | stripe-write -q --progress none "$D"/m{0..5}.img
 	want=$(stripe-read "$D"/m{0..5}.img | sha)
 	rm "$D/m1.img" "$D/m4.img"
+	# how long the rebuild takes to start and to run here, so that the
+	# kills fall inside it
+	t0=$(date +%s%N)
+	stripe-rebuild -q --dry-run --progress none --replace 1="$D/t1.img" --replace 4="$D/t4.img" \
+		"$D"/m{0,2,3,5}.img >/dev/null 2>&1
+	start=$((($(date +%s%N) - t0) / 1000000))
+	t0=$(date +%s%N)
+	stripe-rebuild -q --progress none --replace 1="$D/t1.img" --replace 4="$D/t4.img" "$D"/m{0,2,3,5}.img
+	full=$((($(date +%s%N) - t0) / 1000000 - start))
+	rm "$D/t1.img" "$D/t4.img"
+	off=0
 	for i in 1 2 3 4 5; do
-		ms=$((100 + RANDOM % 200))
+		left=$((full * (sectors - off) / sectors))
+		ms=$((start + left / 10 + RANDOM % (left * 7 / 10 + 1)))
 		stripe-rebuild -q --progress none --checkpoint 0.01 --replace 1="$D/n1.img" \
 			--replace 4="$D/n4.img" "$D"/m{0,2,3,5}.img &
 		pid=$!
@@ -172,7 +184,8 @@ recovery_offset() {
 		# between writing one superblock and the other)
 		offs+=("$(printf '%s\n' "$(recovery_offset "$D/n1.img")" "$(recovery_offset "$D/n4.img")" |
 			sort -n | head -n 1)")
-		echo "# kill $i after ${ms} ms: exit $st, recovery offset ${offs[-1]}" >&3
+		echo "# kill $i after ${ms} ms of $((start + left)): exit $st, recovery offset ${offs[-1]}" >&3
+		[ "${offs[-1]}" = none ] || off=${offs[-1]}
 	done
 	printf '%s\n' "${offs[@]}" | grep -qE '^[1-9][0-9]*$' ||
 		fail "no kill left a recovery offset that mdadm --examine shows: ${offs[*]}"
@@ -229,6 +242,28 @@ recovery_offset() {
 	if command -v mdadm >/dev/null; then
 		run mdadm --examine-badblocks "${M[2]}"
 		assert_output --partial "$(((doff + 65536 + 4096) / 512)) for 8 sectors"
+	fi
+}
+
+@test "unrecoverable ranges in many batches are reported and logged in the order of the member" {
+	local mb=$((1024 * 1024)) doff faults="" want="" i at
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	drop 2
+	doff=$(($(manifest r5-4d-64k-ls-1.2 member0.data_offset_sectors) * 512))
+	# one bad page in each of six 1 MiB batches, which lanes rebuild side by side
+	for i in 5 1 4 0 3 2; do
+		faults+="${faults:+,}member0.img:$((doff + i * mb + 8192)):4096"
+	done
+	for i in 0 1 2 3 4 5; do
+		want+="$((doff + i * mb + 8192))"$'\n'
+	done
+	STRIPE_FAULT_READ=$faults run stripe-rebuild --progress none --replace 2="${M[2]}" "${LEFT[@]}"
+	assert_failure 1
+	[ "$(sed -nE 's/^.*unrecoverable: role 2, [^,]*, member byte ([0-9]+),.*/\1/p' <<<"$output")"$'\n' = "$want" ]
+	if command -v mdadm >/dev/null; then
+		run mdadm --examine-badblocks "${M[2]}"
+		[ "$(sed -nE 's/^ *([0-9]+) for 8 sectors.*/\1/p' <<<"$output" | while read -r at; do
+			echo $((at * 512)); done)"$'\n' = "$want" ]
 	fi
 }
 
