@@ -36,7 +36,7 @@
 #define TOOL "stripe-map"
 #define FILE_NAME "array"
 #define FILE_PATH "/" FILE_NAME
-#define IO_BYTES (1u << 20)          /* largest FUSE write request */
+#define IO_BYTES (512u << 10)        /* largest FUSE write request */
 /* Largest FUSE read request: a reply, its header and libfuse's slack must
  * fit the pipe it is spliced through, and pipes stop at 1 MiB
  * (fs.pipe-max-size) for a process without CAP_SYS_RESOURCE. */
@@ -535,6 +535,17 @@ static void free_spares(struct map *m)
 	}
 }
 
+/* A buffer taken for a write that did not come. */
+static void give_back(struct map *m, struct pending *p)
+{
+	pthread_mutex_lock(&m->mu);
+	p->next = m->spare;
+	m->spare = p;
+	m->inflight--;
+	pthread_cond_broadcast(&m->drained);
+	pthread_mutex_unlock(&m->mu);
+}
+
 static void enqueue(struct map *m, struct pending *p)
 {
 	pthread_mutex_lock(&m->mu);
@@ -567,11 +578,17 @@ static void touch_mtime(struct map *m)
 	pthread_mutex_unlock(&m->mu);
 }
 
-static int map_write(const char *path, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+/* write(2): the bytes are taken into a write-behind buffer and the write
+ * is answered; the writer thread puts them on the members.  With FUSE's
+ * splice read the bytes come in a pipe that holds the writer's own pages,
+ * and the read from it here is their one copy before the members'. */
+static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, struct fuse_file_info *fi)
 {
 	struct map *m = this_map();
-	size_t len = clamp(m, size, off);
+	size_t size = fuse_buf_size(buf), len = clamp(m, size, off);
+	struct fuse_bufvec to;
 	struct pending *p;
+	ssize_t got;
 
 	if (m->read_only)
 		return -EROFS;
@@ -583,7 +600,13 @@ static int map_write(const char *path, const char *buf, size_t size, off_t off, 
 		return -EINVAL;
 	p = take_spare(m);
 	*p = (struct pending){ .off = (uint64_t)off, .len = len };
-	memcpy(p->data, buf, len);
+	to = (struct fuse_bufvec)FUSE_BUFVEC_INIT(len);
+	to.buf[0].mem = p->data;
+	got = fuse_buf_copy(&to, buf, 0);
+	if (got != (ssize_t)len) {
+		give_back(m, p);
+		return got < 0 ? (int)got : -EIO;
+	}
 	hold_rows(m, &p->hold, p->off, len, HOLD_WRITES);
 	enqueue(m, p);
 	touch_mtime(m);
@@ -752,6 +775,11 @@ static void *map_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE;
 	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_MOVE;
+	/* writes handed over in a pipe holding the writer's pages: libfuse
+	 * takes a request plus its header into a pipe of at most 1 MiB
+	 * (fs.pipe-max-size), hence writes of at most 512 KiB */
+	if (conn->capable & FUSE_CAP_SPLICE_READ)
+		conn->want |= FUSE_CAP_SPLICE_READ;
 	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
 	cfg->direct_io = 0;
 	cfg->kernel_cache = 0;
@@ -768,7 +796,7 @@ static const struct fuse_operations map_ops = {
 	.readdir = map_readdir,
 	.open = map_open,
 	.read_buf = map_read_buf,
-	.write = map_write,
+	.write_buf = map_write_buf,
 	.fsync = map_fsync,
 	.flush = map_flush,
 	.release = map_release,
