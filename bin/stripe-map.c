@@ -32,6 +32,7 @@
 #include "probe.h"
 #include "rangelock.h"
 #include "stripe.h"
+#include "writeq.h"
 
 #define TOOL "stripe-map"
 #define FILE_NAME "array"
@@ -44,6 +45,7 @@
 #define ENGINES 4                    /* requests served at once; the rest wait */
 #define QUEUED_MAX 8                 /* writes answered but not yet on the members */
 #define MERGE_BYTES (8u << 20)       /* queued writes that follow each other, written as one */
+#define MERGE_WAIT_NS 1000000L       /* how long a partial row waits for the write that ends it */
 #define SPLICE_RUNS 512              /* member runs one read may be spliced from */
 
 enum { HOLD_READS, HOLD_WRITES };    /* rangelock groups */
@@ -104,9 +106,11 @@ struct map {
 	/* write-behind: a write is answered once queued, with its rows held,
 	 * so that later reads of those rows wait for it; one writer thread
 	 * applies the queue in order */
-	struct pending *queue, *queue_tail;
+	struct writeq queue;         /* of struct pending */
 	struct pending *spare;       /* buffers for writes to come, QUEUED_MAX in all */
 	int inflight;                /* queued or being written */
+	int receiving;               /* writes whose bytes are being taken in */
+	int flushing;                /* callers waiting for the queue to empty */
 	bool stopping;
 	pthread_cond_t queued, drained;
 	pthread_t writer;
@@ -394,10 +398,9 @@ static int write_rows(struct map *m, struct stripe_engine *e, uint64_t off, uint
 /* A write answered and queued: its bytes, and the hold on its rows that
  * it keeps until they are on the members. */
 struct pending {
-	struct pending *next;
+	struct writeq_item q;        /* first: a run of them is linked through it */
 	struct range_hold hold;
-	uint64_t off;
-	size_t len, at;              /* at: how much of data the writer has taken */
+	size_t at;                   /* how much of data the writer has taken */
 	uint8_t data[];
 };
 
@@ -409,15 +412,31 @@ static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
 
 	while (done < len && *run) {
 		struct pending *p = *run;
-		size_t n = p->len - p->at < len - done ? p->len - p->at : len - done;
+		size_t n = p->q.len - p->at < len - done ? p->q.len - p->at : len - done;
 
 		memcpy((uint8_t *)buf + done, p->data + p->at, n);
 		p->at += n;
 		done += n;
-		if (p->at == p->len)
-			*run = p->next;
+		if (p->at == p->q.len)
+			*run = (struct pending *)p->q.next;
 	}
 	return (long long)done;
+}
+
+/* The spare buffers are linked through their queue item.  With mu. */
+static void put_spare(struct map *m, struct pending *p)
+{
+	p->q.next = m->spare ? &m->spare->q : NULL;
+	m->spare = p;
+}
+
+static struct pending *pop_spare(struct map *m)
+{
+	struct pending *p = m->spare;
+
+	if (p)
+		m->spare = (struct pending *)p->q.next;
+	return p;
 }
 
 /* Writes a run of queued writes (linked by next, ending with NULL) as one,
@@ -431,42 +450,58 @@ static void write_run(struct map *m, struct pending *first, uint64_t len)
 
 	/* one write alone is written from its buffer; a run of them is
 	 * gathered by copy_in_run */
-	rc = write_rows(m, e, first->off, len, first->next ? NULL : first->data, copy_in_run, &p, &d);
+	rc = write_rows(m, e, first->q.off, len, first->q.next ? NULL : first->data, copy_in_run, &p, &d);
 	engine_give(m, e);
 	if (rc < 0) {
 		report(m, "%s: writing %llu bytes at offset %llu: %s", m->a->members[0].path,
-		       (unsigned long long)len, (unsigned long long)first->off, d.msg);
+		       (unsigned long long)len, (unsigned long long)first->q.off, d.msg);
 		atomic_store(&m->write_failed, true);
 	}
 	pthread_mutex_lock(&m->mu);
 	for (p = first; p; p = next) {
-		next = p->next;
+		next = (struct pending *)p->q.next;
 		rangelock_drop(&m->rows, &p->hold);
-		p->next = m->spare;
-		m->spare = p;
+		put_spare(m, p);
 	}
 	pthread_mutex_unlock(&m->mu);
 }
 
-/* Takes the head of the queue and the writes queued after it that start
- * where it ends (MERGE_BYTES at most), so that the rows they share are
- * written once, whole; how many in *n, their bytes in *len.  With mu. */
+/* Takes the head of the queue and every queued write that extends it at
+ * either end (two halves of one request come in either order), so that
+ * the rows they share are written once, whole.  With mu. */
 static struct pending *take_run(struct map *m, int *n, uint64_t *len)
 {
-	struct pending *first = m->queue, *last = first;
+	return (struct pending *)writeq_take_run(&m->queue, MERGE_BYTES, n, len);
+}
 
-	*n = 1;
-	*len = first->len;
-	while (last->next && last->next->off == first->off + *len && *len + last->next->len <= MERGE_BYTES) {
-		last = last->next;
-		*len += last->len;
-		(*n)++;
+/* Whether the writer should give a write being taken in a moment to
+ * arrive: the head of the queue starts or ends inside a stripe row, which
+ * alone would be read back to merge, and the write that completes the row
+ * may be the one on its way (the halves of a large request come at
+ * once).  Never while someone waits for the queue to empty.  With mu. */
+static bool worth_waiting(const struct map *m)
+{
+	const struct writeq_item *h = m->queue.head;
+	uint64_t u = m->lock_unit;
+
+	return u > 1 && m->receiving > 0 && !m->flushing && !m->stopping && m->inflight < QUEUED_MAX &&
+	       (h->off % u || (h->off + h->len) % u);
+}
+
+/* Waits, at most MERGE_WAIT_NS, while waiting is worth it.  With mu. */
+static void wait_for_neighbours(struct map *m)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += MERGE_WAIT_NS;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
 	}
-	m->queue = last->next;
-	if (!m->queue)
-		m->queue_tail = NULL;
-	last->next = NULL;
-	return first;
+	while (worth_waiting(m))
+		if (pthread_cond_timedwait(&m->queued, &m->mu, &until) == ETIMEDOUT)
+			break;
 }
 
 static void *writer_thread(void *arg)
@@ -478,10 +513,11 @@ static void *writer_thread(void *arg)
 
 	pthread_mutex_lock(&m->mu);
 	for (;;) {
-		while (!m->queue && !m->stopping)
+		while (!m->queue.head && !m->stopping)
 			pthread_cond_wait(&m->queued, &m->mu);
-		if (!m->queue)
+		if (!m->queue.head)
 			break;
+		wait_for_neighbours(m);
 		run = take_run(m, &n, &len);
 		pthread_mutex_unlock(&m->mu);
 		write_run(m, run, len);
@@ -504,8 +540,8 @@ static struct pending *take_spare(struct map *m)
 	while (m->inflight >= QUEUED_MAX || !m->spare)
 		pthread_cond_wait(&m->drained, &m->mu);
 	m->inflight++;
-	p = m->spare;
-	m->spare = p->next;
+	m->receiving++;
+	p = pop_spare(m);
 	pthread_mutex_unlock(&m->mu);
 	return p;
 }
@@ -520,8 +556,7 @@ static void make_spares(struct map *m)
 		struct pending *p = dev_alloc(sizeof(*p) + IO_BYTES);
 
 		memset(p, 0, sizeof(*p) + IO_BYTES);
-		p->next = m->spare;
-		m->spare = p;
+		put_spare(m, p);
 	}
 }
 
@@ -529,8 +564,7 @@ static void free_spares(struct map *m)
 {
 	struct pending *p;
 
-	while ((p = m->spare)) {
-		m->spare = p->next;
+	while ((p = pop_spare(m))) {
 		free(p);
 	}
 }
@@ -539,21 +573,19 @@ static void free_spares(struct map *m)
 static void give_back(struct map *m, struct pending *p)
 {
 	pthread_mutex_lock(&m->mu);
-	p->next = m->spare;
-	m->spare = p;
+	put_spare(m, p);
 	m->inflight--;
+	m->receiving--;
 	pthread_cond_broadcast(&m->drained);
+	pthread_cond_signal(&m->queued);
 	pthread_mutex_unlock(&m->mu);
 }
 
 static void enqueue(struct map *m, struct pending *p)
 {
 	pthread_mutex_lock(&m->mu);
-	if (m->queue_tail)
-		m->queue_tail->next = p;
-	else
-		m->queue = p;
-	m->queue_tail = p;
+	writeq_push(&m->queue, &p->q);
+	m->receiving--;
 	pthread_cond_signal(&m->queued);
 	pthread_mutex_unlock(&m->mu);
 }
@@ -562,8 +594,11 @@ static void enqueue(struct map *m, struct pending *p)
 static int drain(struct map *m)
 {
 	pthread_mutex_lock(&m->mu);
+	m->flushing++;
+	pthread_cond_signal(&m->queued);     /* the writer waits no more */
 	while (m->inflight > 0)
 		pthread_cond_wait(&m->drained, &m->mu);
+	m->flushing--;
 	pthread_mutex_unlock(&m->mu);
 	return atomic_load(&m->write_failed) ? -EIO : 0;
 }
@@ -599,7 +634,7 @@ static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, s
 	if (len > IO_BYTES)          /* more than max_write: the kernel never sends it */
 		return -EINVAL;
 	p = take_spare(m);
-	*p = (struct pending){ .off = (uint64_t)off, .len = len };
+	*p = (struct pending){ .q = { .off = (uint64_t)off, .len = len } };
 	to = (struct fuse_bufvec)FUSE_BUFVEC_INIT(len);
 	to.buf[0].mem = p->data;
 	got = fuse_buf_copy(&to, buf, 0);
@@ -607,7 +642,7 @@ static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, s
 		give_back(m, p);
 		return got < 0 ? (int)got : -EIO;
 	}
-	hold_rows(m, &p->hold, p->off, len, HOLD_WRITES);
+	hold_rows(m, &p->hold, p->q.off, len, HOLD_WRITES);
 	enqueue(m, p);
 	touch_mtime(m);
 	return (int)len;

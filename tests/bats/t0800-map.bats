@@ -163,6 +163,43 @@ PY
 	done
 }
 
+@test "queued writes that meet, overlap and arrive out of order keep the later bytes" {
+	# rows of 192 KiB: most writes start or end inside one, and the writer
+	# joins them with their neighbours, in whatever order they were queued,
+	# but never ahead of an earlier write they overlap
+	stripe-create -q -l 5 -c 64K --image-size 24M "$D"/m{0,1,2,3}.img
+	M=("$D"/m{0,1,2,3}.img)
+	stripe-read -q -o "$D/want" "${M[@]}"
+	map_start -q "${M[@]}"
+	python3 - "$MNT/array" "$D/want" <<'PY'
+import mmap, os, random, sys, threading
+rnd = random.Random(7)
+want = os.open(sys.argv[2], os.O_WRONLY)
+region = 8 << 20
+def writer(base, seed):
+    r = random.Random(seed)
+    f = os.open(sys.argv[1], os.O_WRONLY | os.O_DIRECT)
+    buf = mmap.mmap(-1, 1 << 20)
+    for _ in range(300):
+        n = r.choice([64, 128, 256, 512, 1024]) << 10
+        off = base + r.randrange(0, region - n, 64 << 10)
+        data = r.randbytes(n)
+        buf[:n] = data
+        assert os.pwritev(f, [memoryview(buf)[:n]], off) == n
+        os.pwrite(want, data, off)
+    os.close(f)
+# two writers on separate regions, so that requests are taken in side by side
+t = [threading.Thread(target=writer, args=(i * region, i + 1)) for i in range(2)]
+for x in t: x.start()
+for x in t: x.join()
+PY
+	map_stop
+	[ "$MAP_RC" -eq 0 ] || fail "stripe-map exited $MAP_RC"
+	cmp "$D/want" <(stripe-read -q "${M[@]}")
+	run stripe-check -q --progress none "${M[@]}"
+	assert_success
+}
+
 @test "a member that fails a read: the reader gets the bytes rebuilt from the others, the member is named, the unmap exits 2" {
 	make_array -l 5 -c 64K
 	head -c "$(stripe-examine --json "${M[@]}" | jq -r .array.size_bytes)" /dev/urandom > "$D/data"
