@@ -15,6 +15,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@
 #define READ_BYTES (512u << 10)
 #define ENGINES 4                    /* requests served at once; the rest wait */
 #define QUEUED_MAX 8                 /* writes answered but not yet on the members */
-#define MERGE_BYTES (8u << 20)       /* queued writes that follow each other, written as one */
+#define MERGE_BYTES (8u << 20)       /* most bytes a run of queued writes is written in */
 #define MERGE_WAIT_NS 1000000L       /* how long a partial row waits for the write that ends it */
 #define SPLICE_RUNS 512              /* member runs one read may be spliced from */
 
@@ -109,7 +110,7 @@ struct map {
 	struct writeq queue;         /* of struct pending */
 	struct pending *spare;       /* buffers for writes to come, QUEUED_MAX in all */
 	int inflight;                /* queued or being written */
-	int receiving;               /* writes whose bytes are being taken in */
+	struct writeq_item incoming[QUEUED_MAX];  /* writes being taken in; len 0: free */
 	int flushing;                /* callers waiting for the queue to empty */
 	bool stopping;
 	pthread_cond_t queued, drained;
@@ -398,11 +399,13 @@ static int write_rows(struct map *m, struct stripe_engine *e, uint64_t off, uint
 /* A write answered and queued: its bytes, and the hold on its rows that
  * it keeps until they are on the members. */
 struct pending {
-	struct writeq_item q;        /* first: a run of them is linked through it */
+	struct writeq_item q;        /* first: a run of them is linked through it (cast back) */
 	struct range_hold hold;
+	int slot;                    /* in incoming[] while its bytes are taken in */
 	size_t at;                   /* how much of data the writer has taken */
 	uint8_t data[];
 };
+_Static_assert(offsetof(struct pending, q) == 0, "a queue item is cast back to its pending write");
 
 /* The bytes of a run of queued writes that follow each other, in order. */
 static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
@@ -475,17 +478,24 @@ static struct pending *take_run(struct map *m, int *n, uint64_t *len)
 }
 
 /* Whether the writer should give a write being taken in a moment to
- * arrive: the head of the queue starts or ends inside a stripe row, which
- * alone would be read back to merge, and the write that completes the row
- * may be the one on its way (the halves of a large request come at
- * once).  Never while someone waits for the queue to empty.  With mu. */
+ * arrive: the run it would write starts or ends inside a stripe row,
+ * which would be read back to merge, and a write on its way starts or
+ * ends right there (the halves of a large request come at once).  Never
+ * while someone waits for the queue to empty.  With mu. */
 static bool worth_waiting(const struct map *m)
 {
-	const struct writeq_item *h = m->queue.head;
-	uint64_t u = m->lock_unit;
+	uint64_t u = m->lock_unit, lo, hi;
+	int i;
 
-	return u > 1 && m->receiving > 0 && !m->flushing && !m->stopping && m->inflight < QUEUED_MAX &&
-	       (h->off % u || (h->off + h->len) % u);
+	if (u == 1 || m->flushing || m->stopping || !writeq_peek_run(&m->queue, MERGE_BYTES, &lo, &hi))
+		return false;
+	for (i = 0; i < QUEUED_MAX; i++) {
+		const struct writeq_item *w = &m->incoming[i];
+
+		if (w->len && ((hi % u && w->off == hi) || (lo % u && w->off + w->len == lo)))
+			return true;
+	}
+	return false;
 }
 
 /* Waits, at most MERGE_WAIT_NS, while waiting is worth it.  With mu. */
@@ -493,7 +503,7 @@ static void wait_for_neighbours(struct map *m)
 {
 	struct timespec until;
 
-	clock_gettime(CLOCK_REALTIME, &until);
+	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_nsec += MERGE_WAIT_NS;
 	if (until.tv_nsec >= 1000000000L) {
 		until.tv_sec++;
@@ -529,21 +539,33 @@ static void *writer_thread(void *arg)
 	return NULL;
 }
 
-/* A buffer for a write, once fewer than QUEUED_MAX are queued: kept from
- * one write to the next, as fresh memory for each would cost a page fault
- * per page. */
-static struct pending *take_spare(struct map *m)
+/* A buffer for the write of len bytes at off, once fewer than QUEUED_MAX
+ * are queued: kept from one write to the next, as fresh memory for each
+ * would cost a page fault per page.  The write is listed as incoming
+ * until received() or give_back(). */
+static struct pending *take_spare(struct map *m, uint64_t off, size_t len)
 {
 	struct pending *p;
+	int i;
 
 	pthread_mutex_lock(&m->mu);
 	while (m->inflight >= QUEUED_MAX || !m->spare)
 		pthread_cond_wait(&m->drained, &m->mu);
 	m->inflight++;
-	m->receiving++;
 	p = pop_spare(m);
+	for (i = 0; m->incoming[i].len; i++)
+		;                    /* one free slot per spare taken */
+	m->incoming[i] = (struct writeq_item){ .off = off, .len = len };
+	*p = (struct pending){ .q = { .off = off, .len = len }, .slot = i };
 	pthread_mutex_unlock(&m->mu);
 	return p;
+}
+
+/* The write's bytes are in its buffer: no longer incoming.  With mu. */
+static void received(struct map *m, struct pending *p)
+{
+	m->incoming[p->slot].len = 0;
+	pthread_cond_signal(&m->queued);
 }
 
 /* QUEUED_MAX buffers of IO_BYTES, touched now rather than at the first
@@ -573,9 +595,9 @@ static void free_spares(struct map *m)
 static void give_back(struct map *m, struct pending *p)
 {
 	pthread_mutex_lock(&m->mu);
+	received(m, p);
 	put_spare(m, p);
 	m->inflight--;
-	m->receiving--;
 	pthread_cond_broadcast(&m->drained);
 	pthread_cond_signal(&m->queued);
 	pthread_mutex_unlock(&m->mu);
@@ -585,7 +607,6 @@ static void enqueue(struct map *m, struct pending *p)
 {
 	pthread_mutex_lock(&m->mu);
 	writeq_push(&m->queue, &p->q);
-	m->receiving--;
 	pthread_cond_signal(&m->queued);
 	pthread_mutex_unlock(&m->mu);
 }
@@ -633,8 +654,7 @@ static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, s
 		return size ? -ENOSPC : 0;
 	if (len > IO_BYTES)          /* more than max_write: the kernel never sends it */
 		return -EINVAL;
-	p = take_spare(m);
-	*p = (struct pending){ .q = { .off = (uint64_t)off, .len = len } };
+	p = take_spare(m, (uint64_t)off, len);
 	to = (struct fuse_bufvec)FUSE_BUFVEC_INIT(len);
 	to.buf[0].mem = p->data;
 	got = fuse_buf_copy(&to, buf, 0);
@@ -642,6 +662,9 @@ static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, s
 		give_back(m, p);
 		return got < 0 ? (int)got : -EIO;
 	}
+	pthread_mutex_lock(&m->mu);
+	received(m, p);
+	pthread_mutex_unlock(&m->mu);
 	hold_rows(m, &p->hold, p->q.off, len, HOLD_WRITES);
 	enqueue(m, p);
 	touch_mtime(m);
@@ -1066,7 +1089,14 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	rangelock_init(&m->rows);
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->engine_freed, NULL);
-	pthread_cond_init(&m->queued, NULL);
+	{
+		pthread_condattr_t ca;       /* the writer's timed wait: a clock that never steps */
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&m->queued, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	pthread_cond_init(&m->drained, NULL);
 	m->uid = getuid();
 	m->gid = getgid();

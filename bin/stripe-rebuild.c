@@ -44,6 +44,8 @@ static void usage(FILE *out)
 		"  -n, --dry-run            say what would be rebuilt onto what, change nothing\n"
 		"      --files              name the files (ext2/3/4) that unrecoverable ranges hurt\n"
 		"      --checkpoint SECONDS how often progress is recorded (default 1)\n"
+		"  -j, --jobs N             RAID4/5/6: rebuild N batches side by side (1 to 8;\n"
+		"                           default one per CPU)\n"
 		"      --json               print the result as JSON\n"
 		"      --progress MODE      auto, bar, log or none (default auto)\n"
 		"  -q, --quiet              print only problems\n"
@@ -68,6 +70,7 @@ struct opts {
 	int nreq;
 	bool restart, force, dry_run, files, json, quiet, verbose;
 	unsigned checkpoint_ms;
+	int jobs;
 	enum progress_mode pmode;
 };
 
@@ -113,7 +116,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "files", no_argument, NULL, 'F' },
 		{ "checkpoint", required_argument, NULL, 'C' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'O' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -123,9 +127,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	};
 	char *end;
 	double secs;
+	long jobs;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "nqvhV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nj:qvhV", lopts, NULL)) != -1) {
 		if ((c == 'R' || c == 's' || c == 'a') && o->nreq == MAX_PATHS) {
 			fprintf(stderr, TOOL ": too many replacements\n");
 			return -1;
@@ -149,7 +154,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			o->checkpoint_ms = (unsigned)(secs * 1000) ? (unsigned)(secs * 1000) : 1;
 			break;
-		case 'j': o->json = true; break;
+		case 'j':
+			errno = 0;
+			jobs = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || jobs < 1 || jobs > REBUILD_JOBS_MAX) {
+				fprintf(stderr, TOOL ": --jobs: '%s' is not a number from 1 to %d\n", optarg,
+					REBUILD_JOBS_MAX);
+				return -1;
+			}
+			o->jobs = (int)jobs;
+			break;
+		case 'O': o->json = true; break;
 		case 'P':
 			if (progress_option(TOOL, optarg, &o->pmode) < 0)
 				return -1;
@@ -600,7 +615,7 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 {
 	struct rebuild_result res = { 0 };
 	struct run r = { .o = o };
-	struct rebuild_options ro = { .restart = o->restart, .checkpoint_ms = o->checkpoint_ms,
+	struct rebuild_options ro = { .restart = o->restart, .checkpoint_ms = o->checkpoint_ms, .jobs = o->jobs,
 				      .report = on_event, .progress = on_progress, .ctx = &r };
 	struct diag d;
 	int rc, i;

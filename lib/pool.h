@@ -27,7 +27,8 @@ struct pool {
 	atomic_int next;             /* the next item to claim */
 	atomic_int pending;          /* items of the job still running */
 	sem_t done;                  /* posted by the worker that finishes a job */
-	bool threaded, busy, stop;
+	bool threaded, busy;
+	atomic_bool stop;            /* read by workers that may still be waking from the last job */
 	struct pool_worker *w;
 };
 

@@ -17,7 +17,7 @@
 
 #define BATCH_BYTES (1u << 20)       /* per member and batch */
 #define PAGE 4096u
-#define LANES_MAX 8
+#define LANES_MAX REBUILD_JOBS_MAX
 #define LANE_MEMORY (48u << 20)      /* what every lane's buffers may take together */
 
 struct rebuild_run {
@@ -167,7 +167,6 @@ struct parity_walk {
 	struct pool pool;
 	struct held_event *held;
 	int nheld, capheld;
-	int rc;
 	struct diag d;
 	pthread_t th;
 };
@@ -195,8 +194,6 @@ static void walk_free(struct parity_walk *w)
 	free(w->arena);
 }
 
-/* Every buffer is carved from one arena: two sets of a batch per role,
- * zeroes, and scratch P and Q. */
 static size_t walk_batch(const struct rebuild_run *run)
 {
 	size_t chunk = (size_t)run->a->geo.chunk_sectors * 512;
@@ -209,6 +206,8 @@ static size_t walk_arena_bytes(const struct rebuild_run *run)
 	return (2 * (size_t)run->a->geo.raid_disks + 3) * walk_batch(run);
 }
 
+/* Every buffer is carved from one arena: two sets of a batch per role,
+ * zeroes, and scratch P and Q. */
 static int walk_alloc(struct parity_walk *w, struct rebuild_run *run, struct diag *d)
 {
 	uint8_t *at;
@@ -532,7 +531,7 @@ static void lane_fail(struct parity_walk *w)
 	pthread_mutex_unlock(&w->run->lock);
 }
 
-/* The batch a lane takes after the one at pos: its start and length. */
+/* The length of the batch at pos, 0 past the end. */
 static size_t batch_len(const struct parity_walk *w, uint64_t pos, uint64_t last)
 {
 	return pos >= last ? 0 : last - pos < w->batch ? (size_t)(last - pos) : w->batch;
@@ -579,7 +578,6 @@ static void *lane_run(void *p)
 	pool_stop(&w->pool);
 	if (rc < 0)
 		lane_fail(w);
-	w->rc = rc;
 	return NULL;
 }
 
@@ -593,12 +591,13 @@ static int cpus_online(void)
 }
 
 /* Lanes keep every CPU busy: one lane's workers copy while another does the
- * math.  As many as there are CPUs and batches, within LANE_MEMORY. */
+ * math.  As many as the caller asks for or there are CPUs, and batches,
+ * within LANE_MEMORY. */
 static int lane_count(const struct rebuild_run *run)
 {
 	uint64_t batches = ((run->end - run->start) * 512 + walk_batch(run) - 1) / walk_batch(run);
 	size_t fit = LANE_MEMORY / walk_arena_bytes(run);
-	int n = cpus_online();
+	int n = run->o->jobs > 0 ? run->o->jobs : cpus_online();
 
 	if (n > LANES_MAX)
 		n = LANES_MAX;
@@ -609,10 +608,13 @@ static int lane_count(const struct rebuild_run *run)
 	return n;
 }
 
-static int rebuild_parity(struct rebuild_run *run, struct diag *d)
+/* Runs lanes lanes, the caller's thread the first; *no_threads when the
+ * others could not be started (then none has committed anything: the
+ * first batch is the caller's). */
+static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struct diag *d)
 {
 	struct parity_walk w[LANES_MAX];
-	int lanes = lane_count(run), workers = member_io_workers(run->a), started, k, rc = 0, err;
+	int workers = member_io_workers(run->a), started, k, rc = 0, err;
 
 	memset(w, 0, sizeof(w));
 	run->committed = run->start * 512;
@@ -629,6 +631,7 @@ static int rebuild_parity(struct rebuild_run *run, struct diag *d)
 		err = pthread_create(&w[started].th, NULL, lane_run, &w[started]);
 		if (err) {
 			rc = diag_fail(d, "cannot start the rebuild's threads: %s", strerror(err));
+			*no_threads = true;
 			lane_fail(&w[0]);
 			break;
 		}
@@ -645,6 +648,16 @@ static int rebuild_parity(struct rebuild_run *run, struct diag *d)
 		walk_free(&w[k]);
 	pthread_cond_destroy(&run->turn);
 	pthread_mutex_destroy(&run->lock);
+	return rc;
+}
+
+static int rebuild_parity(struct rebuild_run *run, struct diag *d)
+{
+	bool no_threads = false;
+	int rc = run_lanes(run, lane_count(run), &no_threads, d);
+
+	if (rc < 0 && no_threads)
+		rc = run_lanes(run, 1, &no_threads, d);
 	return rc;
 }
 

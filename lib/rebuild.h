@@ -21,6 +21,9 @@ struct rebuild_target {
 	struct bad_range *bad;       /* unrecoverable ranges, device sectors, for the bad-block log */
 };
 
+/* The most batches a RAID4/5/6 rebuild works on side by side. */
+#define REBUILD_JOBS_MAX 8
+
 /* What a rebuild reports as it goes. */
 enum rebuild_event_kind {
 	REBUILD_UNRECOVERABLE,       /* no redundancy left for this range of a target */
@@ -45,6 +48,7 @@ typedef void (*rebuild_progress)(void *ctx, uint64_t done, uint64_t total);
 struct rebuild_options {
 	bool restart;                /* ignore recorded recovery offsets */
 	unsigned checkpoint_ms;      /* how often recovery_offset is recorded; 0 = 1000 */
+	int jobs;                    /* RAID4/5/6 batches rebuilt side by side; 0: one per CPU */
 	rebuild_report report;
 	rebuild_progress progress;
 	void *ctx;

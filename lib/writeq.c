@@ -52,6 +52,26 @@ static struct writeq_item *find_neighbour(const struct writeq *q, uint64_t lo, u
 	return NULL;
 }
 
+/* The run's items lie inside [lo, hi) and so never meet it, and never
+ * overlap a write outside it: looking for neighbours with them still
+ * queued finds what taking them out would. */
+bool writeq_peek_run(const struct writeq *q, uint64_t max, uint64_t *lo, uint64_t *hi)
+{
+	struct writeq_item *e, *prev;
+
+	if (!q->head)
+		return false;
+	*lo = q->head->off;
+	*hi = q->head->off + q->head->len;
+	while ((e = find_neighbour(q, *lo, *hi, max, &prev))) {
+		if (e->off == *hi)
+			*hi += e->len;
+		else
+			*lo = e->off;
+	}
+	return true;
+}
+
 struct writeq_item *writeq_take_run(struct writeq *q, uint64_t max, int *n, uint64_t *len)
 {
 	struct writeq_item *first = q->head, *last = first, *e, *prev;

@@ -26,4 +26,8 @@ void writeq_push(struct writeq *q, struct writeq_item *it);
  * and *len bytes; NULL when the queue is empty. */
 struct writeq_item *writeq_take_run(struct writeq *q, uint64_t max, int *n, uint64_t *len);
 
+/* Where the run writeq_take_run would take now lies: [*lo, *hi) in array
+ * bytes; false when the queue is empty. */
+bool writeq_peek_run(const struct writeq *q, uint64_t max, uint64_t *lo, uint64_t *hi);
+
 #endif

@@ -1,7 +1,8 @@
 /* test_writeq: queued writes are taken as runs that meet end to end, in
  * array order whatever the order they came in, never ahead of an earlier
- * write they overlap, and within the size asked for; and, replayed at
- * random against a model, the bytes left are always the latest. */
+ * write they overlap, and within the size asked for; a peek finds the
+ * same run; and, replayed at random against a model, the bytes left are
+ * always the latest. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +50,8 @@ static bool replay_matches(unsigned seed)
 	unsigned char model[REGION], arr[REGION], val[256];
 	struct writeq q = { 0 };
 	int queued = 0, op, n, next_id = 0;
-	uint64_t len;
+	const struct writeq_item *run;
+	uint64_t len, lo, hi;
 
 	srand(seed);
 	memset(model, 0, sizeof(model));
@@ -69,7 +71,12 @@ static bool replay_matches(unsigned seed)
 		}
 		if (!queued)
 			continue;
-		for (const struct writeq_item *it = writeq_take_run(&q, 16, &n, &len); it; it = it->next)
+		if (!writeq_peek_run(&q, 16, &lo, &hi))
+			return false;
+		run = writeq_take_run(&q, 16, &n, &len);
+		if (run->off != lo || len != hi - lo)
+			return false;
+		for (const struct writeq_item *it = run; it; it = it->next)
 			memset(arr + it->off, val[((const struct w *)it)->id], (size_t)it->len);
 		queued -= n;
 	}
@@ -84,7 +91,7 @@ static bool replay_matches(unsigned seed)
 int main(void)
 {
 	struct writeq q = { 0 };
-	uint64_t len;
+	uint64_t len, lo, hi;
 	int n;
 	unsigned seed;
 	bool all = true;
@@ -128,8 +135,15 @@ int main(void)
 	   !strcmp(take(&q, 1024, &n, &len), "3"),
 	   "a run stops at the size asked for");
 
+	ok(!writeq_peek_run(&q, 8192 * KIB, &len, &len), "an empty queue has no run to peek at");
+	push(&q, 1, 512, 512);
+	push(&q, 2, 0, 512);
+	ok(writeq_peek_run(&q, 8192 * KIB, &lo, &hi) && lo == 0 && hi == 1024 * KIB && q.head == &items[1].q,
+	   "a peek gives the run's bounds and leaves the queue as it was");
+	take(&q, 8192, &n, &len);
 	for (seed = 1; seed <= 200; seed++)
 		all = all && replay_matches(seed);
-	ok(all, "random writes taken as runs leave the latest bytes, 200 replays against a model");
+	ok(all, "random writes taken as runs leave the latest bytes and lie where a peek said, "
+		"200 replays against a model");
 	return tap_done();
 }
