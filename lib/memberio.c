@@ -33,14 +33,14 @@ void member_io_run(void *p)
 		io->rc = dev_read(io->dev, io->buf, io->len, io->off, &io->d);
 }
 
-int member_io_workers(const struct array *a)
+int member_io_workers(const struct array *a, int cpus)
 {
 	int i;
 
 	for (i = 0; i < a->nmembers; i++)
 		if (a->members[i].dev.is_blockdev)
 			return a->geo.raid_disks;
-	return 1;
+	return cpus > 1 ? cpus : 1;
 }
 
 int member_io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d)

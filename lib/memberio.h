@@ -28,11 +28,12 @@ struct member_io {
  * without a device does nothing. */
 void member_io_run(void *item);
 
-/* How many pool workers a pass over a's members should have: one per
- * role when any member is a block device, a disk that can work while the
- * others do; one for image files, whose I/O is a copy from the page cache
- * that more threads on the same CPUs would only take turns at. */
-int member_io_workers(const struct array *a);
+/* How many pool workers a pass over a's members should have, given cpus
+ * CPUs to spend: one per role when any member is a block device, a disk
+ * that can work while the others do; one per CPU for image files, whose
+ * I/O is a copy from the page cache that more threads than CPUs would only
+ * take turns at. */
+int member_io_workers(const struct array *a, int cpus);
 
 /* Waits for a job of n member_io items; returns the first failure. */
 int member_io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d);

@@ -614,7 +614,8 @@ static int lane_count(const struct rebuild_run *run)
 static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struct diag *d)
 {
 	struct parity_walk w[LANES_MAX];
-	int workers = member_io_workers(run->a), started, k, rc = 0, err;
+	int cpus = cpus_online(), started, k, rc = 0, err;
+	int workers = member_io_workers(run->a, (cpus + lanes - 1) / lanes);
 
 	memset(w, 0, sizeof(w));
 	run->committed = run->start * 512;
