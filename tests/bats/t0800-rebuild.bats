@@ -297,6 +297,33 @@ recovery_offset() {
 	done
 }
 
+@test "two members of a raid6 on loop devices are rebuilt onto loop devices" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (loop devices)"
+	local loops=() loop i st out sum
+	M=($(copy_set r6-6d-128k-ls-1.2))
+	cp "${M[1]}" "$D/orig1"
+	cp "${M[4]}" "$D/orig4"
+	# the lost members' disks come back blank
+	truncate -s 0 "${M[1]}" "${M[4]}"
+	truncate -s "$(stat -c %s "$D/orig1")" "${M[1]}" "${M[4]}"
+	for i in "${!M[@]}"; do
+		if ! loop=$(losetup -f --show "${M[i]}"); then
+			((${#loops[@]} == 0)) || losetup -d "${loops[@]}"
+			skip "no loop device available"
+		fi
+		loops+=("$loop")
+	done
+	run stripe-rebuild --progress none --replace 1="${loops[1]}" --replace 4="${loops[4]}" \
+		"${loops[0]}" "${loops[2]}" "${loops[3]}" "${loops[5]}"
+	st=$status out=$output
+	sum=$(stripe-read "${loops[@]}" | sha)
+	losetup -d "${loops[@]}"
+	[ "$st" -eq 0 ] || fail "stripe-rebuild exited $st: $out"
+	[ "$sum" = "$(manifest r6-6d-128k-ls-1.2 array_sha256)" ]
+	cmp <(data_area "$D/orig1") <(data_area "${M[1]}")
+	cmp <(data_area "$D/orig4") <(data_area "${M[4]}")
+}
+
 @test "--jobs outside 1 to 8 is refused with status 2" {
 	M=($(copy_set r6-6d-128k-ls-1.2))
 	drop 1
