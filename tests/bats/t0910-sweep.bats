@@ -200,7 +200,7 @@ EOF
 	kill -INT -- -"$pid"
 	wait "$pid" || status=$?
 	[ "$status" -eq 2 ] || fail "status $status: $(cat "$BATS_TEST_TMPDIR/err")"
-	grep -q interrupted "$BATS_TEST_TMPDIR/err"
+	grep -q interrupted "$BATS_TEST_TMPDIR/err" || fail "no word of the interrupt: $(cat "$BATS_TEST_TMPDIR/err")"
 	[ -z "$(ls "$BATS_TEST_TMPDIR"/s*.img 2>/dev/null)" ]
 }
 
