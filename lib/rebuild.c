@@ -46,25 +46,33 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* items (n of them, room for *cap) with room for one more: the same array
+ * or a larger copy; NULL when out of memory, items untouched. */
+static void *room_for_one(void *items, int n, int *cap, size_t size)
+{
+	int c = *cap ? 2 * *cap : 16;
+	void *p;
+
+	if (n < *cap)
+		return items;
+	if ((p = realloc(items, (size_t)c * size)))
+		*cap = c;
+	return p;
+}
+
 /* Records a bad range of a target (device sectors), joining it to the last
  * one when they touch, as the bad-block log keeps them. */
 static int add_bad(struct rebuild_target *t, uint64_t start, uint64_t len, struct diag *d)
 {
-	struct bad_range *last = t->nbad ? &t->bad[t->nbad - 1] : NULL;
+	struct bad_range *last = t->nbad ? &t->bad[t->nbad - 1] : NULL, *b;
 
 	if (last && last->start + last->len == start) {
 		last->len += len;
 		return 0;
 	}
-	if (t->nbad == t->capbad) {
-		int cap = t->capbad ? 2 * t->capbad : 16;
-		struct bad_range *b = realloc(t->bad, (size_t)cap * sizeof(*b));
-
-		if (!b)
-			return diag_fail(d, "out of memory");
-		t->bad = b;
-		t->capbad = cap;
-	}
+	if (!(b = room_for_one(t->bad, t->nbad, &t->capbad, sizeof(*b))))
+		return diag_fail(d, "out of memory");
+	t->bad = b;
 	t->bad[t->nbad++] = (struct bad_range){ start, len };
 	return 0;
 }
@@ -263,15 +271,11 @@ static void set_job(struct parity_walk *w, struct slab_set *ss, uint64_t rpos, s
 /* Keeps an event of the batch at member bytes batch for its commit. */
 static int hold(struct parity_walk *w, uint64_t batch, const struct rebuild_event *e, struct diag *d)
 {
-	if (w->nheld == w->capheld) {
-		int cap = w->capheld ? 2 * w->capheld : 16;
-		struct held_event *h = realloc(w->held, (size_t)cap * sizeof(*h));
+	struct held_event *h = room_for_one(w->held, w->nheld, &w->capheld, sizeof(*h));
 
-		if (!h)
-			return diag_fail(d, "out of memory");
-		w->held = h;
-		w->capheld = cap;
-	}
+	if (!h)
+		return diag_fail(d, "out of memory");
+	w->held = h;
 	w->held[w->nheld++] = (struct held_event){ batch, *e };
 	return 0;
 }
