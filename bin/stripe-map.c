@@ -586,9 +586,8 @@ static void free_spares(struct map *m)
 {
 	struct pending *p;
 
-	while ((p = pop_spare(m))) {
+	while ((p = pop_spare(m)))
 		free(p);
-	}
 }
 
 /* A buffer taken for a write that did not come. */
@@ -599,7 +598,6 @@ static void give_back(struct map *m, struct pending *p)
 	put_spare(m, p);
 	m->inflight--;
 	pthread_cond_broadcast(&m->drained);
-	pthread_cond_signal(&m->queued);
 	pthread_mutex_unlock(&m->mu);
 }
 

@@ -1,8 +1,8 @@
 /* pool: persistent worker threads for a pass over an array.  A thread
  * created per batch cost more than the batch's I/O on a page-cached array
- * (clone, stack munmap and the TLB shootdowns it sends to every CPU).  Each worker waits
- * on its own semaphore, so a job wakes each once instead of every worker
- * fighting for one lock after a broadcast. */
+ * (clone, stack munmap and the TLB shootdowns it sends to every CPU).
+ * Each worker waits on its own semaphore, so a job wakes each once instead
+ * of every worker fighting for one lock after a broadcast. */
 #include <stdlib.h>
 
 #include "pool.h"

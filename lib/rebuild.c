@@ -102,16 +102,10 @@ static int checkpoint(struct rebuild_run *run, uint64_t done, bool force, struct
  * event on to the caller. */
 static int tell(struct rebuild_run *run, const struct rebuild_event *e, struct diag *d)
 {
-	struct rebuild_target *t = NULL;
-	int i;
-
 	switch (e->kind) {
-	case REBUILD_UNRECOVERABLE:
-		for (i = 0; i < run->n && !t; i++)
-			if (run->t[i].m == e->member)
-				t = &run->t[i];
+	case REBUILD_UNRECOVERABLE:          /* e->role: a target's, as lose_page made it */
 		run->r->unrecoverable += e->length;
-		if (t && add_bad(t, e->member_offset / 512, e->length / 512, d) < 0)
+		if (add_bad(run->target_of[e->role], e->member_offset / 512, e->length / 512, d) < 0)
 			return -1;
 		break;
 	case REBUILD_READ_ERROR:
