@@ -230,41 +230,18 @@ static int read_by_engine(struct map *m, uint8_t *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* One piece of a read, as it lies on a member. */
-struct run {
-	int fd;
-	uint64_t pos;                /* bytes from the start of the member */
-	size_t len;
-};
-
-/* Where [off, off + len) lies on the members, a run per chunk piece, when
- * a member present holds each piece; -1 when one does not (a degraded row:
- * the engine rebuilds it), when there are more than SPLICE_RUNS, or when
- * the test hook says a read there fails (the engine meets it and says so). */
-static int plan_runs(const struct map *m, uint64_t off, size_t len, struct run *r)
+/* Where [off, off + len) lies on the members (stripe_member_runs), or -1
+ * where the engine must read it: a degraded row, more than SPLICE_RUNS
+ * runs, or a run the test hook says fails to read (the engine meets the
+ * failure and says so). */
+static int plan_runs(const struct map *m, uint64_t off, size_t len, struct member_run *r)
 {
-	const struct array *a = m->a;
-	struct copy c[ST_MAX_DISKS];
-	uint64_t s = off / 512, end = (off + len) / 512, n;
-	int nruns = 0, k, i;
+	int n = stripe_member_runs(m->a, off, len, r, SPLICE_RUNS), i;
 
-	while (s < end) {
-		const struct member *mb;
-
-		k = layout_locate(&a->geo, s, c, &n);
-		for (i = 0; i < k && !a->role[c[i].role]; i++)
-			;
-		if (i == k || nruns == SPLICE_RUNS)
+	for (i = 0; i < n; i++)
+		if (r[i].member->dev.nfaults && dev_read_faults(&r[i].member->dev, r[i].pos, r[i].len))
 			return -1;
-		mb = a->role[c[i].role];
-		n = n < end - s ? n : end - s;
-		r[nruns] = (struct run){ mb->dev.fd, (mb->sb.data_offset + c[i].sector) * 512, n * 512 };
-		if (mb->dev.nfaults && dev_read_faults(&mb->dev, r[nruns].pos, r[nruns].len))
-			return -1;
-		nruns++;
-		s += n;
-	}
-	return nruns;
+	return n;
 }
 
 /* The pipe a FUSE thread hands read data over in: member pages go in by
@@ -301,7 +278,7 @@ static int drain_pipe(int rfd)
 
 /* Splices the runs into the pipe's write end wfd; -1 on a read error or
  * a member cut short. */
-static int splice_runs(int wfd, const struct run *r, int nruns)
+static int splice_runs(int wfd, const struct member_run *r, int nruns)
 {
 	int i;
 
@@ -310,7 +287,7 @@ static int splice_runs(int wfd, const struct run *r, int nruns)
 		size_t left = r[i].len;
 
 		while (left > 0) {
-			ssize_t n = splice(r[i].fd, &pos, wfd, NULL, left, 0);
+			ssize_t n = splice(r[i].member->dev.fd, &pos, wfd, NULL, left, 0);
 
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -331,7 +308,7 @@ static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size
 	struct map *m = this_map();
 	size_t len = clamp(m, size, off);
 	struct fuse_bufvec *bv = malloc(sizeof(*bv));
-	struct run runs[SPLICE_RUNS];
+	struct member_run runs[SPLICE_RUNS];
 	const int *p = thread_pipe();
 	struct range_hold h;
 	uint8_t *mem;

@@ -326,38 +326,86 @@ static int add_segment(struct member_segments *ms, uint64_t member_off, size_t b
 	return 0;
 }
 
+/* One piece of the array's bytes: where it lies in each of its copies, up
+ * to the end of a chunk (or zone), of the range, or of a COPY_BYTES turn. */
+struct piece {
+	struct copy c[ST_MAX_DISKS];
+	int n;
+	const struct copy *pick;     /* the copy to read, NULL when none is present */
+	size_t len;
+};
+
+static void piece_at(struct array *a, uint64_t at, size_t left, struct piece *p)
+{
+	uint64_t run, len;
+
+	p->n = layout_locate(&a->geo, at / 512, p->c, &run);
+	p->pick = pick_copy(a, p->c, p->n, at / COPY_BYTES);
+	len = run * 512 - at % 512;
+	if (len > left)
+		len = left;
+	if (len > COPY_BYTES - at % COPY_BYTES)
+		len = COPY_BYTES - at % COPY_BYTES;
+	p->len = (size_t)len;
+}
+
+/* Bytes from the start of the member where a copy of array byte at lies. */
+static uint64_t member_pos(const struct member *m, const struct copy *c, uint64_t at)
+{
+	return (m->sb.data_offset + c->sector) * 512 + at % 512;
+}
+
 /* Splits array bytes [off, off + len) into per-member segments: one copy
  * of each piece to read, or every present copy to write. */
 static int plan_window(struct array *a, uint64_t off, size_t len, struct member_segments *ms,
 		       bool every_copy, struct diag *d)
 {
-	struct copy c[ST_MAX_DISKS];
-	size_t done = 0;
+	struct piece p;
+	size_t done;
+	int i;
 
-	while (done < len) {
-		uint64_t at = off + done, run, piece;
-		int n = layout_locate(&a->geo, at / 512, c, &run), i;
-		const struct copy *pick = pick_copy(a, c, n, at / COPY_BYTES);
+	for (done = 0; done < len; done += p.len) {
+		uint64_t at = off + done;
 
-		if (!pick)
+		piece_at(a, at, len - done, &p);
+		if (!p.pick)
 			return diag_fail(d, "no member holds array sector %llu", (unsigned long long)(at / 512));
-		piece = run * 512 - at % 512;
-		if (piece > len - done)
-			piece = len - done;
-		if (piece > COPY_BYTES - at % COPY_BYTES)
-			piece = COPY_BYTES - at % COPY_BYTES;
-		for (i = 0; i < n; i++) {
-			struct member *m = a->role[c[i].role];
+		for (i = 0; i < p.n; i++) {
+			struct member *m = a->role[p.c[i].role];
 
-			if (!m || (!every_copy && &c[i] != pick))
+			if (!m || (!every_copy && &p.c[i] != p.pick))
 				continue;
-			if (add_segment(&ms[c[i].role], (m->sb.data_offset + c[i].sector) * 512 + at % 512,
-					done, (size_t)piece) < 0)
+			if (add_segment(&ms[p.c[i].role], member_pos(m, &p.c[i], at), done, p.len) < 0)
 				return diag_fail(d, "out of memory");
 		}
-		done += (size_t)piece;
 	}
 	return 0;
+}
+
+int stripe_member_runs(struct array *a, uint64_t off, size_t len, struct member_run *r, int max)
+{
+	struct piece p;
+	size_t done;
+	int n = 0;
+
+	for (done = 0; done < len; done += p.len) {
+		uint64_t at = off + done, pos;
+		const struct member *m;
+
+		piece_at(a, at, len - done, &p);
+		if (!p.pick)
+			return -1;
+		m = a->role[p.pick->role];
+		pos = member_pos(m, p.pick, at);
+		if (n && r[n - 1].member == m && r[n - 1].pos + r[n - 1].len == pos) {
+			r[n - 1].len += p.len;
+			continue;
+		}
+		if (n == max)
+			return -1;
+		r[n++] = (struct member_run){ m, pos, p.len };
+	}
+	return n;
 }
 
 static void window_member_run(void *p)

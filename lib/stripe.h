@@ -36,6 +36,21 @@ typedef long long (*stripe_source)(void *ctx, void *buf, size_t len, struct diag
 int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
 		 void *ctx, uint64_t *written, struct diag *d);
 
+/* One piece of the array's bytes as it lies on a member. */
+struct member_run {
+	const struct member *member;
+	uint64_t pos;                /* bytes from the start of the member */
+	size_t len;
+};
+
+/* Where array bytes [off, off + len) lie on the members present, in array
+ * order (adjacent pieces on one member joined), a mirrored piece on the
+ * copy stripe_read would read.  For callers that move the bytes on their
+ * own, such as stripe-map splicing them to a reader.  Returns how many runs
+ * (at most max), or -1 when a piece is on no member present (a degraded
+ * row: only parity gives it back) or when more than max runs are needed. */
+int stripe_member_runs(struct array *a, uint64_t off, size_t len, struct member_run *r, int max);
+
 /* An engine keeps its worker threads (one per member) from one call to
  * the next, for callers that make many small calls, such as stripe-map's
  * requests: starting and stopping a thread per member for each would cost
