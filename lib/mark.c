@@ -1,12 +1,29 @@
 /* mark: the clean/dirty transitions md records in every member's superblock
- * around writes (events, resync_offset or the 0.90 CLEAN bit). */
+ * around writes (events, resync_offset or the 0.90 CLEAN bit), and, on an
+ * array running without some members, that those members are gone. */
 #include <time.h>
 
 #include "array.h"
 
+/* The device numbers md would run the array with: the members holding a
+ * role (in sync or being rebuilt) and the spares given.  Returns how many. */
+static int present_numbers(const struct array *a, int *present)
+{
+	int i, n = 0;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->state == MEMBER_ACTIVE || m->state == MEMBER_REBUILDING || m->state == MEMBER_SPARE)
+			present[n++] = m->sb.dev_number;
+	}
+	return n;
+}
+
 int array_mark(struct array *a, bool clean, struct diag *d)
 {
 	uint64_t events = a->events + 1, now = (uint64_t)time(NULL);
+	int present[a->nmembers > 0 ? a->nmembers : 1], npresent = present_numbers(a, present);
 	int i;
 
 	for (i = 0; i < a->ref->raid_disks; i++) {
@@ -16,6 +33,10 @@ int array_mark(struct array *a, bool clean, struct diag *d)
 			continue;
 		if (!m->dev.writable)
 			return diag_fail(d, "%s: opened read-only, cannot record the array state", m->path);
+		/* without this a member left out still counts as active, and
+		 * mdadm --assemble would wait for it (not start without --run) */
+		if (a->missing > 0)
+			super_keep_devices(&m->sb, present, npresent);
 		super_set_state(&m->sb, events, clean, now);
 		if (super_write(&m->dev, &m->sb, d) < 0)
 			return -1;

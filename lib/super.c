@@ -231,12 +231,14 @@ void super_seal(struct md_super *sb)
 	super_refresh(sb);
 }
 
-static void sb0_set_events(struct sb0 *r, uint64_t events)
+/* A 64-bit counter kept in words a and a + 1, low word first on the host
+ * that wrote the superblock. */
+static void sb0_set_u64(struct sb0 *r, int a, uint64_t v)
 {
-	uint32_t lo = (uint32_t)events, hi = (uint32_t)(events >> 32);
+	uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
 
-	r->w[SB0_EVENTS_A] = r->swapped ? hi : lo;
-	r->w[SB0_EVENTS_B] = r->swapped ? lo : hi;
+	r->w[a] = r->swapped ? hi : lo;
+	r->w[a + 1] = r->swapped ? lo : hi;
 }
 
 void super_set_state(struct md_super *sb, uint64_t events, bool clean, uint64_t now)
@@ -250,14 +252,83 @@ void super_set_state(struct md_super *sb, uint64_t events, bool clean, uint64_t 
 	} else {
 		struct sb0 *r = &sb->raw.v0;
 
-		sb0_set_events(r, events);
+		sb0_set_u64(r, SB0_EVENTS_A, events);
 		if (clean)
 			r->w[SB0_STATE] |= 1u << SB0_ST_CLEAN;
 		else
 			r->w[SB0_STATE] &= ~(1u << SB0_ST_CLEAN);
-		/* md keeps recovery_cp at the end while clean, 0 while dirty */
+		/* md keeps recovery_cp at the end and cp_events at the events
+		 * count while clean, both 0 while dirty */
 		r->w[SB0_RECOVERY_CP] = clean ? 0xffffffffu : 0;
+		sb0_set_u64(r, SB0_CP_EVENTS_A, clean ? events : 0);
 		r->w[SB0_UTIME] = (uint32_t)now;
+	}
+	super_seal(sb);
+}
+
+static bool listed(const int *present, int n, int number)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (present[i] == number)
+			return true;
+	return false;
+}
+
+/* md's super_90_sync: the disk table holds the devices it runs with; a
+ * slot below raid_disks left empty is "faulty removed". */
+static void sb0_keep_devices(struct sb0 *r, const int *present, int n)
+{
+	uint32_t active = 0, working = 0, failed = 0, spare = 0, nr = 0;
+	uint32_t k, slots = r->w[SB0_RAID_DISKS] < SB0_DISKS ? r->w[SB0_RAID_DISKS] : SB0_DISKS;
+
+	for (k = 0; k < SB0_DISKS; k++) {
+		uint32_t *e = &r->w[SB0_DISKS_BASE + 32 * k], st = e[SB0_D_STATE];
+
+		if (!listed(present, n, (int)k)) {
+			memset(e, 0, 32 * sizeof(*e));
+			continue;
+		}
+		nr++;
+		if (st & 1u << SB0_DS_FAULTY) {
+			failed++;
+		} else if ((st & (1u << SB0_DS_ACTIVE | 1u << SB0_DS_SYNC)) ==
+			   (1u << SB0_DS_ACTIVE | 1u << SB0_DS_SYNC)) {
+			active++;
+			working++;
+		} else {
+			spare++;
+			working++;
+		}
+	}
+	for (k = 0; k < slots; k++) {
+		uint32_t *e = &r->w[SB0_DISKS_BASE + 32 * k];
+
+		if (e[SB0_D_STATE] == 0 && e[SB0_D_NUMBER] == 0) {
+			e[SB0_D_NUMBER] = e[SB0_D_RAID_DISK] = k;
+			e[SB0_D_STATE] = 1u << SB0_DS_FAULTY | 1u << SB0_DS_REMOVED;
+			failed++;
+		}
+	}
+	r->w[SB0_NR_DISKS] = nr;
+	r->w[SB0_ACTIVE] = active;
+	r->w[SB0_WORKING] = working;
+	r->w[SB0_FAILED] = failed;
+	r->w[SB0_SPARE] = spare;
+}
+
+void super_keep_devices(struct md_super *sb, const int *present, int n)
+{
+	uint32_t k;
+
+	if (sb->major == 0) {
+		sb0_keep_devices(&sb->raw.v0, present, n);
+	} else {
+		/* md 6.x writes spare for a number no device holds */
+		for (k = 0; k < sb->raw.v1.max_dev && k < SB1_MAX_DEV; k++)
+			if (!listed(present, n, (int)k))
+				sb->raw.v1.dev_roles[k] = SB1_ROLE_SPARE;
 	}
 	super_seal(sb);
 }
