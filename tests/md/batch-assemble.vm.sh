@@ -6,14 +6,15 @@
 # to the first NAME, and so on.
 #
 # For each array: mdadm --examine of each member (into $MDVM_OUT/NAME/ when
-# there is an out dir), mdadm --assemble --run --readonly, mdadm --detail
+# there is an out dir), mdadm --assemble without --run (norun=1 when that
+# starts it, as at boot) and stopped again, mdadm --assemble --run --readonly, mdadm --detail
 # (lines "D: NAME |..."), the sha256 of the whole array, mdadm --readwrite,
 # a "check" through sync_action (not for raid0), mdadm --stop, and one
 # machine-readable line:
 #
 #   R: name=NAME assembled=1 level=raid5 raid_disks=4 layout=2 chunk=65536
 #      metadata=1.2 degraded=0 array_state=clean resync_start=none
-#      array_size=BYTES sha256=HEX mismatch_cnt=0 members=in_sync,...
+#      array_size=BYTES sha256=HEX mismatch_cnt=0 norun=1 members=in_sync,...
 #      d_level=raid5 d_raid_devices=4 d_chunk=64K d_layout=left-symmetric
 #      d_state=clean d_version=1.2 d_members=active_sync,active_sync,... secs=S
 #
@@ -67,6 +68,14 @@ for spec in "$@"; do
 			i=$((i + 1))
 		done
 	fi
+	# as at boot, without --run: mdadm starts an array only when no member
+	# the superblocks count as active is missing
+	# shellcheck disable=SC2086
+	mdadm --assemble --readonly $md $devs > /tmp/assemble 2>&1
+	norun=0
+	[ -e $sys/array_state ] && [ "$(cat $sys/array_state)" != inactive ] && norun=1
+	[ $norun = 1 ] || sed "s/^/D: $name |without --run: /" /tmp/assemble
+	mdadm --stop $md > /dev/null 2>&1
 	# read-only first: md starts no resync and writes nothing until
 	# --readwrite below, so resync_start shows what the superblocks say
 	# shellcheck disable=SC2086
@@ -125,7 +134,7 @@ for spec in "$@"; do
 		v=$(tr ' ' _ 2> /dev/null < "$sys/${kv#*:}")
 		line="$line ${kv%%:*}=${v:--}"
 	done
-	line="$line resync_start=${resync:--} array_size=$size sha256=$sum mismatch_cnt=$mm"
+	line="$line resync_start=${resync:--} array_size=$size sha256=$sum mismatch_cnt=$mm norun=$norun"
 	line="$line members=${members#,}"
 	line="$line d_level=$(dv 'Raid Level') d_raid_devices=$(dv 'Raid Devices')"
 	line="$line d_chunk=$(dv 'Chunk Size') d_layout=$(dv Layout) d_state=$(dv State)"

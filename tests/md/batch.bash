@@ -22,7 +22,8 @@
 #   md_check_detail NAME...  md's view of each array (sysfs and mdadm
 #			--detail) is the level, raid devices, chunk, layout
 #			and metadata version it was created with.
-#   md_check_members NAME... every present member in sync, the absent ones
+#   md_check_members NAME... started without --run (as at boot), every
+#			present member in sync, the absent ones
 #			counted as degraded.
 #   md_check_examine NAME... stripe-examine prints the superblock fields
 #			mdadm --examine printed in the VM.
@@ -314,6 +315,9 @@ md_check_members() {
 		fi
 		aget "$name" raid_disks; n=$REPLY
 		aget "$name" missing; miss=$REPLY
+		# boot-time assembly: mdadm starts it without --run only when the
+		# superblocks do not count a missing member as active
+		[ "${V[norun]:-1}" = 1 ] || bad+=("$name: mdadm --assemble without --run does not start it")
 		# raid0 has no "degraded" in sysfs
 		[ "${V[degraded]}" = "$miss" ] || { [ "${V[level]}" = raid0 ] && [ "${V[degraded]}" = - ]; } ||
 			bad+=("$name: md counts ${V[degraded]} members missing, $miss are")

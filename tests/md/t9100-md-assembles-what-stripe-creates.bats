@@ -142,7 +142,7 @@ setup() {
 	md_check_detail $(cat "$ARRAYS/list")
 }
 
-@test "md has every present member in sync and counts the absent ones as degraded" {
+@test "md starts every array without --run, has every present member in sync and counts the absent ones as degraded" {
 	md_check_members $(cat "$ARRAYS/list")
 }
 
