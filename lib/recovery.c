@@ -258,6 +258,37 @@ static void set_roles(struct sb1 *r, const struct rebuild_target *t, int n)
 	}
 }
 
+/* Roles that neither a member nor a target holds after the rebuild. */
+static bool roles_left_missing(const struct array *a, const struct rebuild_target *t, int n)
+{
+	int r, i;
+
+	for (r = 0; r < a->ref->raid_disks; r++) {
+		for (i = 0; i < n && t[i].role != r; i++)
+			;
+		if (!a->role[r] && i == n)
+			return true;
+	}
+	return false;
+}
+
+/* The device numbers md runs the array with once rebuilt: the members
+ * holding a role, the targets and the spares given.  Returns how many. */
+static int present_numbers(const struct array *a, const struct rebuild_target *t, int n, int *present)
+{
+	int i, k = 0;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (!is_target(t, n, m) && (role_holder(a, m) || m->state == MEMBER_SPARE))
+			present[k++] = m->sb.dev_number;
+	}
+	for (i = 0; i < n; i++)
+		present[k++] = t[i].m->sb.dev_number;
+	return k;
+}
+
 static int write_member(struct member *m, uint64_t events, bool clean, uint64_t now, struct diag *d)
 {
 	super_set_state(&m->sb, events, clean, now);
@@ -397,6 +428,17 @@ int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct dia
 			memcpy(&m->sb.raw.v0.w[SB0_DISKS_BASE + 32 * t[j].m->sb.dev_number],
 			       &t[j].m->sb.raw.v0.w[SB0_THIS_DISK], 32 * sizeof(uint32_t));
 		sb0_recount(&m->sb.raw.v0);
+	}
+	/* a role still missing is recorded gone, as md's recovery leaves it:
+	 * otherwise mdadm would not start the array without --run */
+	if (roles_left_missing(a, t, n)) {
+		int present[a->nmembers + n], np = present_numbers(a, t, n, present);
+
+		for (i = 0; i < a->nmembers; i++)
+			if (role_holder(a, &a->members[i]))
+				super_keep_devices(&a->members[i].sb, present, np);
+		for (i = 0; i < n; i++)
+			super_keep_devices(&t[i].m->sb, present, np);
 	}
 	for (i = 0; i < n; i++)
 		if (write_member(t[i].m, events, !a->dirty, now, d) < 0)

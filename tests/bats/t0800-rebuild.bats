@@ -471,3 +471,24 @@ recovery_offset() {
 	[ "$(stripe-examine --json "${M[@]}" | jq -r '[.members[].state] | unique | join(",")')" = active ]
 	[ "$(stripe-read "${M[@]}" | sha)" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ]
 }
+
+@test "one of two missing raid6 roles rebuilt: the other is recorded gone, as md's recovery leaves it" {
+	command -v mdadm >/dev/null || skip "mdadm is not installed"
+	local set v
+	for set in r6-5d-64k-ls-1.2 r6-4d-64k-0.90; do
+		mkdir -p "$D/$set"
+		cp "$FIX/$set"/member*.img "$D/$set/"
+		rm "$D/$set/member1.img" "$D/$set/member3.img"
+		stripe-rebuild -q --progress none --replace "1=$D/$set/new1.img" "$D/$set"/member*.img
+		[ "$(stripe-read "$D/$set"/*.img | sha)" = "$(manifest "$set" array_sha256)" ]
+		run mdadm --examine "$D/$set/member0.img"
+		if [[ $set == *1.2 ]]; then
+			assert_output --partial "Array State : AAA.A "
+		else
+			# 0.90: one disk failed, the rest active
+			v=$(sed -n 's/^ *Failed Devices : //p' <<<"$output")
+			[ "$v" = 1 ] || fail "$set: mdadm --examine counts $v failed devices"
+			grep -qE '^ +3 +3 +0 +0 +3 +faulty removed' <<<"$output" || fail "$set: disk 3 is not faulty removed: $output"
+		fi
+	done
+}
