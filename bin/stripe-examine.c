@@ -602,9 +602,7 @@ int main(int argc, char **argv)
 		case 'j': out = OUT_JSON; break;
 		case 'e': out = OUT_EXPORT; break;
 		case 'R':
-			aopt.raid0_layout = strcmp(optarg, "original") == 0 || strcmp(optarg, "1") == 0 ? 1
-					  : strcmp(optarg, "alternate") == 0 || strcmp(optarg, "2") == 0 ? 2 : -1;
-			if (aopt.raid0_layout < 0) {
+			if ((aopt.raid0_layout = cli_raid0_layout(optarg)) < 0) {
 				fprintf(stderr, TOOL ": --raid0-layout: '%s' is neither original nor alternate\n", optarg);
 				return EXIT_ERROR;
 			}

@@ -41,6 +41,15 @@ int cli_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+int cli_raid0_layout(const char *s)
+{
+	if (strcmp(s, "original") == 0 || strcmp(s, "1") == 0)
+		return 1;
+	if (strcmp(s, "alternate") == 0 || strcmp(s, "2") == 0)
+		return 2;
+	return -1;
+}
+
 void cli_version(const char *tool)
 {
 	printf("%s (stripe) %s\n", tool, STRIPE_VERSION);

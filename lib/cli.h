@@ -18,6 +18,10 @@ enum exit_code {
 /* "4096", "64K", "1M", "2G", "1T" (powers of 1024).  Returns -1 on junk. */
 int cli_parse_size(const char *s, uint64_t *out);
 
+/* --raid0-layout's value as array_options takes it: "original" or "1" is
+ * 1, "alternate" or "2" is 2; -1 for anything else. */
+int cli_raid0_layout(const char *s);
+
 void cli_version(const char *tool);
 
 /* Prints KEY=value with value quoted for the shell (single quotes). */

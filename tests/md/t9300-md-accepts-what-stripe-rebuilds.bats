@@ -27,6 +27,14 @@ lose_and_rebuild() {
 	stripe-read -q "$d"/*.img | sha > "$d/stripe.sha256"
 }
 
+# one_of_two NAME: deletes members 1 and 3 of an array mk_array made and
+# rebuilds role 1 only: the array stays degraded by role 3.
+one_of_two() {
+	rm "$ARRAYS/$1/m3.img"
+	echo 1 > "$ARRAYS/$1/missing"
+	lose_and_rebuild "$1" 1
+}
+
 # from_fixture NAME SET: a copy of a real-md fixture set as an array of the batch.
 from_fixture() {
 	local d=$ARRAYS/$1
@@ -80,7 +88,9 @@ setup_file() {
 	mk_array rb-r4 4 - -l 4 -c 32K && lose_and_rebuild rb-r4 3
 	mk_array rb-r5-0.90 4 - -l 5 -c 32K -e 0.90 && lose_and_rebuild rb-r5-0.90 2
 	mk_array rb-r6-two 5 - -l 6 -c 32K && lose_and_rebuild rb-r6-two 1 3
-	batch_add rb-r1-1.0 rb-r10-n2 rb-r10-f2 rb-r4 rb-r5-0.90 rb-r6-two
+	mk_array rb-r6-one 5 - -l 6 -c 32K && one_of_two rb-r6-one
+	mk_array rb-r6-one-0.90 5 - -l 6 -c 32K -e 0.90 && one_of_two rb-r6-one-0.90
+	batch_add rb-r1-1.0 rb-r10-n2 rb-r10-f2 rb-r4 rb-r5-0.90 rb-r6-two rb-r6-one rb-r6-one-0.90
 
 	from_fixture fx-degraded-inplace r5-4d-degraded
 	rebuild_fixture fx-degraded-inplace --readd "$ARRAYS/fx-degraded-inplace/member2.img"
@@ -131,4 +141,9 @@ setup() {
 	# md's own mdadm --examine in the VM read the recovery offset stripe recorded
 	grep -qE 'Recovery Offset : [1-9]' "$VMOUT"/out-*/rb-half/examine-*.txt ||
 		fail "mdadm --examine in the VM shows no recovery offset"
+}
+
+@test "md starts a raid6 with one of its two lost members rebuilt without --run, degraded by the other" {
+	md_check rb-r6-one rb-r6-one-0.90
+	md_check_members rb-r6-one rb-r6-one-0.90
 }
