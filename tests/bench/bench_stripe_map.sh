@@ -87,7 +87,9 @@ dd_write() { dd if="$dir/in" of="$dir/mnt/array" bs=1M oflag=direct conv=notrunc
 dd_read() { dd if="$dir/mnt/array" of=/dev/null bs=1M iflag=direct status=none; }
 
 echo "members of $mib MiB on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; medians of $reps"
-rows=() goals=()
+rows=() goals=() samples=()
+# ms_list NS...: the samples in milliseconds, in the order taken
+ms_list() { printf '%s\n' "$@" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 / 1e6 }'; }
 for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
 	read -r level n kind <<<"$spec"
 	make_array "$level" "$n"
@@ -108,6 +110,8 @@ for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
 	name="raid$level ${n}x64K ($kind)"
 	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" write "$(gbs_ns "$abytes" "$w")" "$(gbs_ns "$abytes" "$ws")" "$(ratio_of "$ws" "$w")")")
 	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" read "$(gbs_ns "$abytes" "$rd")" "$(gbs_ns "$abytes" "$rs")" "$(ratio_of "$rs" "$rd")")")
+	samples+=("$name write: map $(ms_list "${mw[@]}"); tool $(ms_list "${sw[@]}")"
+		"$name read:  map $(ms_list "${mr[@]}"); tool $(ms_list "${sr[@]}")")
 	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name write" "$(ratio_of "$ws" "$w")" "$(goal_met "$(ratio_of "$ws" "$w")" 0.7)")")
 	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name read" "$(ratio_of "$rs" "$rd")" "$(goal_met "$(ratio_of "$rs" "$rd")" 0.7)")")
 done
@@ -115,6 +119,9 @@ done
 echo
 printf '%-26s %-6s %8s %8s %7s\n' "array" "" "map GB/s" "tool GB/s" "ratio"
 printf '%s\n' "${rows[@]}"
+echo
+echo "samples in ms, in the order taken (this machine drifts; only side-by-side ratios count):"
+printf '  %s\n' "${samples[@]}"
 echo
 echo "goals:"
 printf '  %s\n' "${goals[@]}"
