@@ -82,6 +82,11 @@ int array_redundancy(const struct geometry *g);
  * interrupted run is seen as "needs resync" by md and by stripe. */
 int array_mark(struct array *a, bool clean, struct diag *d);
 
+/* The device numbers md would run the array with: the members holding a
+ * role (in sync or being rebuilt) and the spares given, into present (room
+ * for nmembers).  Returns how many. */
+int array_present_numbers(const struct array *a, int *present);
+
 const char *member_state_name(enum member_state s);
 const char *array_state_name(enum array_state s);
 

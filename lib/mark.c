@@ -5,9 +5,7 @@
 
 #include "array.h"
 
-/* The device numbers md would run the array with: the members holding a
- * role (in sync or being rebuilt) and the spares given.  Returns how many. */
-static int present_numbers(const struct array *a, int *present)
+int array_present_numbers(const struct array *a, int *present)
 {
 	int i, n = 0;
 
@@ -23,7 +21,7 @@ static int present_numbers(const struct array *a, int *present)
 int array_mark(struct array *a, bool clean, struct diag *d)
 {
 	uint64_t events = a->events + 1, now = (uint64_t)time(NULL);
-	int present[a->nmembers > 0 ? a->nmembers : 1], npresent = present_numbers(a, present);
+	int present[a->nmembers > 0 ? a->nmembers : 1], npresent = array_present_numbers(a, present);
 	int i;
 
 	for (i = 0; i < a->ref->raid_disks; i++) {

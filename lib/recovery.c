@@ -272,23 +272,6 @@ static bool roles_left_missing(const struct array *a, const struct rebuild_targe
 	return false;
 }
 
-/* The device numbers md runs the array with once rebuilt: the members
- * holding a role, the targets and the spares given.  Returns how many. */
-static int present_numbers(const struct array *a, const struct rebuild_target *t, int n, int *present)
-{
-	int i, k = 0;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (!is_target(t, n, m) && (role_holder(a, m) || m->state == MEMBER_SPARE))
-			present[k++] = m->sb.dev_number;
-	}
-	for (i = 0; i < n; i++)
-		present[k++] = t[i].m->sb.dev_number;
-	return k;
-}
-
 static int write_member(struct member *m, uint64_t events, bool clean, uint64_t now, struct diag *d)
 {
 	super_set_state(&m->sb, events, clean, now);
@@ -429,10 +412,14 @@ int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct dia
 			       &t[j].m->sb.raw.v0.w[SB0_THIS_DISK], 32 * sizeof(uint32_t));
 		sb0_recount(&m->sb.raw.v0);
 	}
-	/* a role still missing is recorded gone, as md's recovery leaves it:
+	/* a role still missing is recorded gone, as md's recovery leaves it
+	 * (the device numbers md runs with: the array's and the targets'):
 	 * otherwise mdadm would not start the array without --run */
 	if (roles_left_missing(a, t, n)) {
-		int present[a->nmembers + n], np = present_numbers(a, t, n, present);
+		int present[a->nmembers + n], np = array_present_numbers(a, present);
+
+		for (i = 0; i < n; i++)
+			present[np++] = t[i].m->sb.dev_number;
 
 		for (i = 0; i < a->nmembers; i++)
 			if (role_holder(a, &a->members[i]))
