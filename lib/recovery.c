@@ -194,28 +194,6 @@ static int build_sb0(const struct array *a, struct rebuild_target *t, bool in_sy
 	return 0;
 }
 
-/* The summary counters md keeps beside the 0.90 disk table. */
-static void sb0_recount(struct sb0 *r)
-{
-	uint32_t active = 0, working = 0, failed = 0, spare = 0, k;
-
-	for (k = 0; k < r->w[SB0_NR_DISKS] && k < SB0_DISKS; k++) {
-		uint32_t st = r->w[SB0_DISKS_BASE + 32 * k + SB0_D_STATE];
-
-		if (st & (1u << SB0_DS_FAULTY | 1u << SB0_DS_REMOVED))
-			failed++;
-		else if ((st & (1u << SB0_DS_ACTIVE | 1u << SB0_DS_SYNC)) == (1u << SB0_DS_ACTIVE | 1u << SB0_DS_SYNC))
-			active++;
-		else
-			spare++;
-	}
-	working = active + spare;
-	r->w[SB0_ACTIVE] = active;
-	r->w[SB0_WORKING] = working;
-	r->w[SB0_FAILED] = failed;
-	r->w[SB0_SPARE] = spare;
-}
-
 /* Copies the array's write-intent bitmap onto a target, so md finds one
  * where the superblock says. */
 static int copy_bitmap(const struct array *a, struct rebuild_target *t, struct diag *d)
@@ -272,6 +250,30 @@ static bool roles_left_missing(const struct array *a, const struct rebuild_targe
 	return false;
 }
 
+/* Records in the survivors' and the targets' superblocks that the device
+ * numbers md would not run with are gone (super_keep_devices): otherwise
+ * mdadm counts a missing role as active and does not start the array
+ * without --run.  Each target keeps its own number; the survivors keep
+ * the targets' only once they count (1.x roles, or a finished rebuild). */
+static void record_gone(struct array *a, struct rebuild_target *t, int n, bool survivors_list_targets)
+{
+	int present[a->nmembers + n + 1], base = array_present_numbers(a, present), np = base, i;
+
+	for (i = 0; i < n; i++)
+		present[np++] = t[i].m->sb.dev_number;
+	for (i = 0; i < a->nmembers; i++)
+		if (role_holder(a, &a->members[i]))
+			super_keep_devices(&a->members[i].sb, present, survivors_list_targets ? np : base);
+	for (i = 0; i < n; i++) {
+		if (survivors_list_targets) {
+			super_keep_devices(&t[i].m->sb, present, np);
+		} else {
+			present[base] = t[i].m->sb.dev_number;
+			super_keep_devices(&t[i].m->sb, present, base + 1);
+		}
+	}
+}
+
 static int write_member(struct member *m, uint64_t events, bool clean, uint64_t now, struct diag *d)
 {
 	super_set_state(&m->sb, events, clean, now);
@@ -311,6 +313,10 @@ int recovery_begin(struct array *a, struct rebuild_target *t, int n, struct diag
 		if (a->ref->major == 1 ? build_sb1(a, t, n, &t[i], d) < 0 : build_sb0(a, &t[i], false) < 0)
 			return -1;
 	}
+	/* md writes every superblock as its recovery starts: 0.90 tables
+	 * then list the targets as spares only, 1.x keeps their roles */
+	if (a->ref->major == 0 || roles_left_missing(a, t, n))
+		record_gone(a, t, n, a->ref->major == 1);
 	for (i = 0; i < n; i++) {
 		if (a->ref->major == 1)
 			set_roles(&t[i].m->sb.raw.v1, t, n);
@@ -410,23 +416,11 @@ int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct dia
 		for (j = 0; j < n; j++)
 			memcpy(&m->sb.raw.v0.w[SB0_DISKS_BASE + 32 * t[j].m->sb.dev_number],
 			       &t[j].m->sb.raw.v0.w[SB0_THIS_DISK], 32 * sizeof(uint32_t));
-		sb0_recount(&m->sb.raw.v0);
 	}
-	/* a role still missing is recorded gone, as md's recovery leaves it
-	 * (the device numbers md runs with: the array's and the targets'):
-	 * otherwise mdadm would not start the array without --run */
-	if (roles_left_missing(a, t, n)) {
-		int present[a->nmembers + n], np = array_present_numbers(a, present);
-
-		for (i = 0; i < n; i++)
-			present[np++] = t[i].m->sb.dev_number;
-
-		for (i = 0; i < a->nmembers; i++)
-			if (role_holder(a, &a->members[i]))
-				super_keep_devices(&a->members[i].sb, present, np);
-		for (i = 0; i < n; i++)
-			super_keep_devices(&t[i].m->sb, present, np);
-	}
+	/* a role still missing is recorded gone, as md's recovery leaves it;
+	 * 0.90's counters are recounted from the tables */
+	if (a->ref->major == 0 || roles_left_missing(a, t, n))
+		record_gone(a, t, n, true);
 	for (i = 0; i < n; i++)
 		if (write_member(t[i].m, events, !a->dirty, now, d) < 0)
 			return -1;

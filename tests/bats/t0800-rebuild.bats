@@ -492,3 +492,48 @@ recovery_offset() {
 		fi
 	done
 }
+
+@test "a rebuild killed half way has already recorded the role it leaves missing as gone" {
+	command -v mdadm >/dev/null || skip "mdadm is not installed"
+	local meta dir pid tries done v
+	for meta in 1.2 0.90; do
+		dir=$D/half-$meta
+		mkdir -p "$dir"
+		stripe-create -q -l 6 -n 5 -c 64K -e "$meta" --image-size 64M "$dir"/m{0..4}.img
+		head -c 150M /dev/urandom | stripe-write -q --progress none "$dir"/m{0..4}.img
+		rm "$dir/m1.img" "$dir/m3.img"
+		done=0
+		for tries in 1 2 3 4 5; do
+			rm -f "$dir/new1.img"
+			stripe-rebuild -q --progress none --checkpoint 0.001 --replace 1="$dir/new1.img" \
+				"$dir"/m{0,2,4}.img &
+			pid=$!
+			# killed once the new member carries a superblock
+			while kill -0 $pid 2>/dev/null && ! mdadm --examine "$dir/new1.img" >/dev/null 2>&1; do
+				sleep 0.002
+			done
+			kill -9 $pid 2>/dev/null || true
+			if ! wait $pid; then
+				done=1
+				break
+			fi
+		done
+		[ "$done" = 1 ] || fail "$meta: the rebuild always ended before it could be killed"
+		run mdadm --examine "$dir/m0.img"
+		assert_success
+		if [ "$meta" = 1.2 ]; then
+			assert_output --partial "Array State : AAA.A "
+		else
+			# 0.90 has no recovery offset: the new member is a spare
+			# until the end, and both lost disks are gone
+			v=$(sed -n 's/^ *Failed Devices : //p' <<<"$output")
+			[ "$v" = 2 ] || fail "0.90: mdadm --examine counts $v failed devices: $output"
+			grep -qE '^ +1 +1 +0 +0 +1 +faulty removed' <<<"$output" || fail "0.90: disk 1 is not faulty removed: $output"
+			grep -qE '^ +3 +3 +0 +0 +3 +faulty removed' <<<"$output" || fail "0.90: disk 3 is not faulty removed: $output"
+		fi
+		# and the rebuild run again finishes it, the array whole but for role 3
+		stripe-rebuild -q --progress none --replace 1="$dir/new1.img" "$dir"/m{0,2,4}.img
+		run stripe-check -q "$dir"/m{0,2,4}.img "$dir/new1.img"
+		assert_success
+	done
+}

@@ -57,25 +57,63 @@ rebuild_fixture() {
 	stripe-read -q "$d"/*.img | sha > "$d/stripe.sha256"
 }
 
-# half_built NAME: a raid6 of 6 whose members 1 and 4 are being rebuilt,
-# the rebuild killed once it recorded a recovery offset.
-half_built() {
-	local d=$ARRAYS/$1 pid i
-	MEMBER_SIZE=32M mk_array "$1" 6 - -l 6 -c 64K
-	rm "$d/m1.img" "$d/m4.img"
-	stripe-rebuild -q --progress none --checkpoint 0.001 --replace 1="$d/new1.img" \
-		--replace 4="$d/new4.img" "$d"/m*.img > "$d/rebuild.out" 2>&1 &
+# kill_when NAME PROBE -- ARGS...: stripe-rebuild ARGS on the members of
+# array NAME, killed once the command PROBE succeeds (polled every 5 ms);
+# an error is recorded when the rebuild ended before that.
+kill_when() {
+	local d=$ARRAYS/$1 probe=$2 pid i
+	shift 3
+	stripe-rebuild -q --progress none --checkpoint 0.001 "$@" "$d"/m*.img > "$d/rebuild.out" 2>&1 &
 	pid=$!
 	for i in $(seq 2000); do
-		mdadm --examine "$d/new4.img" 2>/dev/null | grep -qE 'Recovery Offset : [1-9]' && break
+		$probe && break
+		kill -0 $pid 2>/dev/null || break
 		sleep 0.005
 	done
 	kill -9 $pid 2>/dev/null || true
-	wait $pid || true
-	mdadm --examine "$d/new4.img" 2>/dev/null | grep -E 'Recovery Offset : [1-9]' > "$d/recovery_offset" ||
-		echo "the rebuild finished before it could be killed half way" > "$d/error"
+	if wait $pid || ! $probe; then
+		echo "the rebuild ended before it could be killed half way: $(cat "$d/rebuild.out")" > "$d/error"
+	fi
 	ls "$d"/*.img > "$d/members"
 	stripe-read -q "$d"/*.img | sha > "$d/stripe.sha256"
+}
+
+# has_offset FILE: mdadm --examine shows a 1.x recovery offset on FILE.
+has_offset() {
+	mdadm --examine "$1" 2>/dev/null | grep -qE 'Recovery Offset : [1-9]'
+}
+
+# has_sb090 FILE: FILE carries a 0.90 superblock (its magic, 64 KiB below
+# the end rounded down to 64 KiB).
+has_sb090() {
+	local size at
+	size=$(stat -c %s "$1" 2>/dev/null) || return 1
+	at=$((size / 65536 * 65536 - 65536))
+	[ "$(od -An -tx4 -j "$at" -N4 "$1" 2>/dev/null | tr -d ' ')" = a92b4efc ]
+}
+
+# half_built NAME: a raid6 of 6 whose members 1 and 4 are being rebuilt,
+# the rebuild killed once it recorded a recovery offset.
+half_built() {
+	local d=$ARRAYS/$1
+	MEMBER_SIZE=32M mk_array "$1" 6 - -l 6 -c 64K
+	rm "$d/m1.img" "$d/m4.img"
+	kill_when "$1" "has_offset $d/new4.img" -- --replace 1="$d/new1.img" --replace 4="$d/new4.img"
+	[ -e "$d/error" ] || mdadm --examine "$d/new4.img" 2>/dev/null |
+		grep -E 'Recovery Offset : [1-9]' > "$d/recovery_offset"
+}
+
+# half_one NAME META SIZE: a raid6 of 5 (metadata META, members of SIZE)
+# that lost members 1 and 3, whose rebuild of role 1 alone was killed half
+# way: once it recorded a recovery offset (1.x), or once the new member's
+# superblock was written (0.90 records no offset: md starts over).
+half_one() {
+	local d=$ARRAYS/$1 probe
+	MEMBER_SIZE=$3 mk_array "$1" 5 - -l 6 -c 64K -e "$2"
+	rm "$d/m1.img" "$d/m3.img"
+	echo 1 > "$d/missing"
+	if [ "$2" = 0.90 ]; then probe="has_sb090 $d/new1.img"; else probe="has_offset $d/new1.img"; fi
+	kill_when "$1" "$probe" -- --replace 1="$d/new1.img"
 }
 
 setup_file() {
@@ -107,7 +145,9 @@ setup_file() {
 		sha > "$ARRAYS/fx-recover/stripe.sha256"
 
 	half_built rb-half
-	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half
+	half_one rb-half-one 1.2 32M
+	half_one rb-half-one-0.90 0.90 64M
+	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half rb-half-one rb-half-one-0.90
 	batch_end
 }
 
@@ -146,4 +186,13 @@ setup() {
 @test "md starts a raid6 with one of its two lost members rebuilt without --run, degraded by the other" {
 	md_check rb-r6-one rb-r6-one-0.90
 	md_check_members rb-r6-one rb-r6-one-0.90
+}
+
+@test "md starts a raid6 whose rebuild of one of two lost members was killed half way without --run, and finishes it" {
+	local name
+	for name in rb-half-one rb-half-one-0.90; do
+		[ ! -e "$ARRAYS/$name/error" ] || fail "$name: $(cat "$ARRAYS/$name/error")"
+	done
+	md_check rb-half-one rb-half-one-0.90
+	md_check_members rb-half-one rb-half-one-0.90
 }
