@@ -50,6 +50,8 @@ LIB        := $(O)/lib/libstripe.a
 BINS       := $(BIN_SRC:%.c=$(O)/%)
 UNITS      := $(UNIT_SRC:%.c=$(O)/%) $(TTOOL_SRC:%.c=$(O)/%)
 BENCHES    := $(BENCH_SRC:%.c=$(O)/%)
+# helpers the bench scripts run beside the tools (not benchmarks themselves)
+BENCH_AIDS := $(O)/tests/bench/fuse_ceiling
 FUZZERS    := $(FUZZ_SRC:%.c=build/%)
 # stripe-deps and stripe-demo work from a source tree and are not installed
 TOOLS      := $(filter-out tools/stripe-deps tools/stripe-demo,$(sort $(wildcard tools/stripe-*)))
@@ -91,6 +93,11 @@ $(O)/tests/bench/%: tests/bench/%.c $(LIB)
 $(O)/bin/stripe-map: private CPPFLAGS += $(FUSE_CFLAGS)
 $(O)/bin/stripe-map: private LDLIBS += $(FUSE_LIBS)
 
+$(O)/tests/bench/fuse_ceiling: tests/bench/fuse_ceiling.c
+	@mkdir -p $(@D)
+	@$(if $(V),:,echo '  LINK    $@')
+	$(Q)$(CC) $(CPPFLAGS) $(FUSE_CFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
+
 units: $(UNITS)
 
 deps:
@@ -106,7 +113,7 @@ check-md: all
 	@tests/run-md "$(CURDIR)"
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BENCHES)
+	@$(MAKE) --no-print-directory all $(BENCHES) $(BENCH_AIDS)
 	@tests/bench/run "$(CURDIR)"
 
 build/tests/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)

@@ -22,6 +22,14 @@
 # tools.  The map is set up before and taken down after each timed dd (it
 # holds the members, which stripe-write then could not take).  O_DIRECT
 # keeps the kernel's page cache of the mapped file out of the figures.
+#
+# FUSE ceiling: the same dd reads the array's bytes, kept in one file,
+# through fuse_ceiling, a FUSE server that does nothing but have libfuse
+# splice each reply straight from that file, with stripe-map's settings.
+# No server reads faster through this kernel's FUSE; its ratio to
+# stripe-read is the most a map read can reach on this machine, and
+# map/ceiling is the share of it stripe-map reaches (the rest is the
+# array's geometry, a splice per chunk, and stripe-map's own work).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -38,7 +46,9 @@ if [[ $(id -u) -ne 0 || ! -c /dev/fuse ]] || ! command -v fusermount3 >/dev/null
 fi
 
 need_mib=$((mib * 6 + mib * 5 + 256))
-dir='' map_pid=''
+dir='' map_pid='' ceil_pid=''
+ceiling=$top/tests/bench/fuse_ceiling
+[[ -x $ceiling ]] || ceiling=
 # shellcheck source=tests/bench/common.sh
 . "$top/tests/bench/common.sh"
 # shellcheck disable=SC2317 # called by the trap
@@ -47,12 +57,16 @@ cleanup() {
 		fusermount3 -u "$dir/mnt" 2>/dev/null || true
 		wait "$map_pid" 2>/dev/null || true
 	fi
+	if [[ -n $ceil_pid ]]; then
+		fusermount3 -u "$dir/cmnt" 2>/dev/null || true
+		wait "$ceil_pid" 2>/dev/null || true
+	fi
 	bench_tmpfs_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 bench_tmpfs bench_stripe_map "$need_mib"
-mkdir "$dir/mnt"
+mkdir "$dir/mnt" "$dir/cmnt"
 
 map_up() {
 	"$bin/stripe-map" -f -q "$@" "$dir/mnt" &
@@ -71,6 +85,24 @@ map_down() {
 	map_pid=
 }
 
+# ceiling_up FILE / ceiling_down: fuse_ceiling serving FILE at $dir/cmnt/file
+ceiling_up() {
+	"$ceiling" "$1" "$dir/cmnt" &
+	ceil_pid=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e $dir/cmnt/file ]] && return 0
+		sleep 0.05
+	done
+	echo "bench_stripe_map: fuse_ceiling did not mount" >&2
+	exit 1
+}
+ceiling_down() {
+	fusermount3 -u "$dir/cmnt"
+	wait "$ceil_pid"
+	ceil_pid=
+}
+
 # make_array LEVEL N: members $dir/m0.. of $mib MiB, filled with data
 make_array() {
 	local level=$1 n=$2 i
@@ -85,15 +117,17 @@ make_array() {
 
 dd_write() { dd if="$dir/in" of="$dir/mnt/array" bs=1M oflag=direct conv=notrunc status=none; }
 dd_read() { dd if="$dir/mnt/array" of=/dev/null bs=1M iflag=direct status=none; }
+dd_ceiling() { dd if="$dir/cmnt/file" of=/dev/null bs=1M iflag=direct status=none; }
 
 echo "members of $mib MiB on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; medians of $reps"
-rows=() goals=() samples=()
+rows=() goals=() samples=() ceilings=()
 # ms_list NS...: the samples in milliseconds, in the order taken
 ms_list() { printf '%s\n' "$@" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 / 1e6 }'; }
 for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
 	read -r level n kind <<<"$spec"
 	make_array "$level" "$n"
-	mw=() mr=() sw=() sr=()
+	mw=() mr=() sw=() sr=() cr=()
+	[[ -z $ceiling ]] || ceiling_up "$dir/in"
 	# the timed runs' stderr is dropped to keep the table readable; the cmp
 	# below catches a run that failed
 	for ((r = 0; r < reps; r++)); do
@@ -103,7 +137,12 @@ for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
 		map_down
 		sw+=("$(time_ns "$bin/stripe-write" -q --progress none -i "$dir/in" "${members[@]}" 2>/dev/null)")
 		sr+=("$(time_ns "$bin/stripe-read" -q "${members[@]}" 2>/dev/null)")
+		[[ -z $ceiling ]] || cr+=("$(time_ns dd_ceiling 2>/dev/null)")
 	done
+	if [[ -n $ceiling ]]; then
+		cmp -s "$dir/in" "$dir/cmnt/file" || { echo "bench_stripe_map: fuse_ceiling serves other bytes" >&2; exit 1; }
+		ceiling_down
+	fi
 	# the array must hold what was written, whichever way
 	cmp -s "$dir/in" <("$bin/stripe-read" -q "${members[@]}") || { echo "bench_stripe_map: raid$level: data differs" >&2; exit 1; }
 	w=$(median_of "${mw[@]}") rd=$(median_of "${mr[@]}") ws=$(median_of "${sw[@]}") rs=$(median_of "${sr[@]}")
@@ -112,6 +151,12 @@ for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
 	rows+=("$(printf '%-26s %-6s %8s %8s %7s' "$name" read "$(gbs_ns "$abytes" "$rd")" "$(gbs_ns "$abytes" "$rs")" "$(ratio_of "$rs" "$rd")")")
 	samples+=("$name write: map $(ms_list "${mw[@]}"); tool $(ms_list "${sw[@]}")"
 		"$name read:  map $(ms_list "${mr[@]}"); tool $(ms_list "${sr[@]}")")
+	if [[ -n $ceiling ]]; then
+		c=$(median_of "${cr[@]}")
+		samples+=("$name read:  FUSE ceiling $(ms_list "${cr[@]}")")
+		ceilings+=("$(printf '%-26s %8s %12s %12s' "$name" "$(gbs_ns "$abytes" "$c")" \
+			"$(ratio_of "$rs" "$c")" "$(ratio_of "$c" "$rd")")")
+	fi
 	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name write" "$(ratio_of "$ws" "$w")" "$(goal_met "$(ratio_of "$ws" "$w")" 0.7)")")
 	goals+=("$(printf '%-34s ratio %5s  goal >= 0.7  %s' "$name read" "$(ratio_of "$rs" "$rd")" "$(goal_met "$(ratio_of "$rs" "$rd")" 0.7)")")
 done
@@ -119,6 +164,16 @@ done
 echo
 printf '%-26s %-6s %8s %8s %7s\n' "array" "" "map GB/s" "tool GB/s" "ratio"
 printf '%s\n' "${rows[@]}"
+if [[ -n $ceiling ]]; then
+	echo
+	echo "reads through fuse_ceiling (the array's bytes in one file, spliced by libfuse, nothing else):"
+	printf '%-26s %8s %12s %12s\n' "array" "GB/s" "tool/ceiling" "map/ceiling"
+	printf '%s\n' "${ceilings[@]}"
+	echo "(tool/ceiling is the most a FUSE read can reach here: the read goal is out of reach where it is below 0.7)"
+else
+	echo
+	echo "(no FUSE ceiling: tests/bench/fuse_ceiling is not built; make bench builds it)"
+fi
 echo
 echo "samples in ms, in the order taken (this machine drifts; only side-by-side ratios count):"
 printf '  %s\n' "${samples[@]}"
