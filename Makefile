@@ -51,7 +51,7 @@ BINS       := $(BIN_SRC:%.c=$(O)/%)
 UNITS      := $(UNIT_SRC:%.c=$(O)/%) $(TTOOL_SRC:%.c=$(O)/%)
 BENCHES    := $(BENCH_SRC:%.c=$(O)/%)
 # helpers the bench scripts run beside the tools (not benchmarks themselves)
-BENCH_AIDS := $(O)/tests/bench/fuse_ceiling
+BENCH_AIDS := $(O)/tests/bench/fuse_ceiling $(O)/tests/bench/pread_loop
 FUZZERS    := $(FUZZ_SRC:%.c=build/%)
 # stripe-deps and stripe-demo work from a source tree and are not installed
 TOOLS      := $(filter-out tools/stripe-deps tools/stripe-demo,$(sort $(wildcard tools/stripe-*)))

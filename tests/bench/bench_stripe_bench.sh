@@ -43,6 +43,11 @@
 #   tmpfs, buffered 8K  (when /dev/shm has room) memory copies and system
 #                       calls only, where each tool's own cost per transfer
 #                       shows; no goal
+# The bare I/O: after fio's read, pread_loop (tests/bench/pread_loop.c)
+# reads the same file the same way with nothing around the pread() calls.
+# stripe/bare and fio/bare say how much of the I/O's own rate each tool
+# keeps; where fio keeps less than stripe-bench, the ratio stripe/fio
+# rises above 1 by fio's bookkeeping, not by anything stripe-bench skips.
 # ratio = stripe-bench rate / fio rate, from their JSON (bytes per second).
 set -euo pipefail
 
@@ -59,6 +64,8 @@ for t in fio bonnie++ python3; do
 done
 
 dir='' shm=''
+bare=$top/tests/bench/pread_loop
+[[ -x $bare ]] || bare=
 cleanup() {
 	[[ -n $dir ]] && rm -rf "$dir"
 	[[ -n $shm ]] && rm -rf "$shm"
@@ -98,9 +105,20 @@ sb_rates() {
 		"$(jget 'd["results"]["block_read"]["rate_bytes_per_s"]' <<<"$j")"
 }
 
-# fio_rates DIR MODE BS: fio's (psync) write then read of one file
+# bare_rate FILE MODE BS: pread_loop's read of FILE (bytes/s), or 0 where
+# it is not built or the mode reads from the disk (fio just read the file)
+bare_rate() {
+	local -a args
+	[[ -n $bare && $2 != device ]] || { echo 0; return 0; }
+	args=("$1" "$(numfmt --from=iec "$3")")
+	[[ $2 != direct ]] || args+=(direct)
+	"$bare" "${args[@]}"
+}
+
+# fio_rates DIR MODE BS: fio's (psync) write then read of one file, then
+# the bare read of that file
 fio_rates() {
-	local where=$1 mode=$2 bs=$3 w r common
+	local where=$1 mode=$2 bs=$3 w r p common
 	settle
 	common=(--filename="$where/fio.data" --bs="$bs" --size="${mib}M" --ioengine=psync
 		--direct="$([[ $mode == direct ]] && echo 1 || echo 0)"
@@ -111,31 +129,38 @@ fio_rates() {
 	fio --name=rewrite --rw=rw --rwmixread=50 --io_size="$((mib * 2))M" --end_fsync=1 \
 		"${common[@]}" >/dev/null 2>&1
 	r=$(fio --name=read --rw=read "${common[@]}" 2>/dev/null | jget 'd["jobs"][0]["read"]["bw_bytes"]')
+	p=$(bare_rate "$where/fio.data" "$mode" "$bs")
 	rm -f "$where/fio.data"
-	printf '%s %s\n' "$w" "$r"
+	printf '%s %s %s\n' "$w" "$r" "$p"
 }
 
 # one_case LABEL DIR MODE BS GOAL: medians of reps interleaved samples,
 # the order of the two tools swapped every other time.
 one_case() {
-	local label=$1 where=$2 mode=$3 bs=$4 goal=$5 i a b w r fwm frm t rt
-	local -a sw=() sr=() fw=() fr=()
+	local label=$1 where=$2 mode=$3 bs=$4 goal=$5 i a b c w r fwm frm prm t rt
+	local -a sw=() sr=() fw=() fr=() pr=()
 	for ((i = 0; i < reps; i++)); do
 		if ((i % 2)); then
-			read -r a b < <(fio_rates "$where" "$mode" "$bs")
-			fw+=("$a") fr+=("$b")
+			read -r a b c < <(fio_rates "$where" "$mode" "$bs")
+			fw+=("$a") fr+=("$b") pr+=("$c")
 			read -r a b < <(sb_rates "$where" "$mode" "$bs")
 			sw+=("$a") sr+=("$b")
 		else
 			read -r a b < <(sb_rates "$where" "$mode" "$bs")
 			sw+=("$a") sr+=("$b")
-			read -r a b < <(fio_rates "$where" "$mode" "$bs")
-			fw+=("$a") fr+=("$b")
+			read -r a b c < <(fio_rates "$where" "$mode" "$bs")
+			fw+=("$a") fr+=("$b") pr+=("$c")
 		fi
 	done
 	w=$(median_of "${sw[@]}") r=$(median_of "${sr[@]}") fwm=$(median_of "${fw[@]}") frm=$(median_of "${fr[@]}")
+	prm=$(median_of "${pr[@]}")
 	samples+=("$label write: stripe $(mbs_list "${sw[@]}"); fio $(mbs_list "${fw[@]}")"
 		"$label read:  stripe $(mbs_list "${sr[@]}"); fio $(mbs_list "${fr[@]}")")
+	if [[ $prm != 0 ]]; then
+		samples+=("$label read:  bare pread $(mbs_list "${pr[@]}")")
+		bares+=("$(printf '%-30s %12s %12s %12s' "$label block read" "$(mbs "$prm")" \
+			"$(ratio_of "$r" "$prm")" "$(ratio_of "$frm" "$prm")")")
+	fi
 	for t in write read; do
 		if [[ $t == write ]]; then a=$w b=$fwm; else a=$r b=$frm; fi
 		rt=$(ratio_of "$a" "$b")
@@ -153,7 +178,7 @@ if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
 	shm=$(mktemp -d /dev/shm/bench_stripe_bench.XXXXXX)
 fi
 echo "on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; ${mib} MiB files; medians of $reps"
-rows=() goals=() samples=()
+rows=() goals=() samples=() bares=()
 wanted() { [[ " $cases " == *" $1 "* ]]; }
 ! wanted cached || one_case "disk, buffered 8K" "$dir" cached 8K 1
 ! wanted direct || one_case "disk, O_DIRECT 1M" "$dir" direct 1M 1
@@ -168,6 +193,12 @@ cat <<'NOTE'
 fio's own bookkeeping per transfer shows in the buffered reads; the
 dropped-cache reads may come from the host's cache below a VM's disk)
 NOTE
+if ((${#bares[@]})); then
+	echo
+	echo "the bare I/O: pread_loop reads fio's file the same way, nothing around the calls:"
+	printf '%-30s %12s %12s %12s\n' "case" "bare MiB/s" "stripe/bare" "fio/bare"
+	printf '%s\n' "${bares[@]}"
+fi
 echo "samples in MiB/s, in the order taken (they swing with the host's disk):"
 printf '  %s\n' "${samples[@]}"
 
