@@ -90,13 +90,14 @@ $(O)/tests/bench/%: tests/bench/%.c $(LIB)
 	@$(if $(V),:,echo '  LINK    $@')
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O3 $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lisal
 
+$(O)/bin/stripe-map: bin/map_fuse.h
 $(O)/bin/stripe-map: private CPPFLAGS += $(FUSE_CFLAGS)
 $(O)/bin/stripe-map: private LDLIBS += $(FUSE_LIBS)
 
-$(O)/tests/bench/fuse_ceiling: tests/bench/fuse_ceiling.c
+$(O)/tests/bench/fuse_ceiling: tests/bench/fuse_ceiling.c bin/map_fuse.h
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  LINK    $@')
-	$(Q)$(CC) $(CPPFLAGS) $(FUSE_CFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
+	$(Q)$(CC) $(CPPFLAGS) -Ibin $(FUSE_CFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
 
 units: $(UNITS)
 

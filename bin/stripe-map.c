@@ -30,6 +30,7 @@
 
 #include "array.h"
 #include "cli.h"
+#include "map_fuse.h"
 #include "probe.h"
 #include "rangelock.h"
 #include "stripe.h"
@@ -39,10 +40,6 @@
 #define FILE_NAME "array"
 #define FILE_PATH "/" FILE_NAME
 #define IO_BYTES (512u << 10)        /* largest FUSE write request */
-/* Largest FUSE read request: a reply, its header and libfuse's slack must
- * fit the pipe it is spliced through, and pipes stop at 1 MiB
- * (fs.pipe-max-size) for a process without CAP_SYS_RESOURCE. */
-#define READ_BYTES (512u << 10)
 #define ENGINES 4                    /* requests served at once; the rest wait */
 #define QUEUED_MAX 8                 /* writes answered but not yet on the members */
 #define MERGE_BYTES (8u << 20)       /* most bytes a run of queued writes is written in */
@@ -799,15 +796,8 @@ static void *map_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	struct map *m = this_map();
 
 	conn->max_write = IO_BYTES;
-	conn->max_read = READ_BYTES;
-	conn->max_readahead = READ_BYTES;
-	if (conn->capable & FUSE_CAP_ASYNC_DIO)
-		conn->want |= FUSE_CAP_ASYNC_DIO;
-	/* replies spliced from map_read_buf's pipe; not SPLICE_MOVE, which
-	 * could take the pages from the members' page cache */
-	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
-		conn->want |= FUSE_CAP_SPLICE_WRITE;
-	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_MOVE;
+	/* replies spliced from map_read_buf's pipe, holding the members' pages */
+	map_fuse_reads(conn);
 	/* writes handed over in a pipe holding the writer's pages: libfuse
 	 * takes a request plus its header into a pipe of at most 1 MiB
 	 * (fs.pipe-max-size), hence writes of at most 512 KiB */

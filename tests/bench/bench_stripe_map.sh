@@ -68,16 +68,20 @@ trap 'exit 130' INT TERM
 bench_tmpfs bench_stripe_map "$need_mib"
 mkdir "$dir/mnt" "$dir/cmnt"
 
+# appears FILE WHO: waits (5 s at most) for a FUSE server's FILE to show
+appears() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e $1 ]] && return 0
+		sleep 0.05
+	done
+	echo "bench_stripe_map: $2 did not mount" >&2
+	exit 1
+}
 map_up() {
 	"$bin/stripe-map" -f -q "$@" "$dir/mnt" &
 	map_pid=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -e $dir/mnt/array ]] && return 0
-		sleep 0.05
-	done
-	echo "bench_stripe_map: stripe-map did not map" >&2
-	exit 1
+	appears "$dir/mnt/array" stripe-map
 }
 map_down() {
 	fusermount3 -u "$dir/mnt"
@@ -89,13 +93,7 @@ map_down() {
 ceiling_up() {
 	"$ceiling" "$1" "$dir/cmnt" &
 	ceil_pid=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -e $dir/cmnt/file ]] && return 0
-		sleep 0.05
-	done
-	echo "bench_stripe_map: fuse_ceiling did not mount" >&2
-	exit 1
+	appears "$dir/cmnt/file" fuse_ceiling
 }
 ceiling_down() {
 	fusermount3 -u "$dir/cmnt"

@@ -5,14 +5,15 @@
 #define FUSE_USE_VERSION 35
 #include <errno.h>
 #include <fcntl.h>
-#include <fuse3/fuse.h>
+#include <fuse.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define READ_BYTES (512u << 10)      /* stripe-map's largest read request */
+#include "map_fuse.h"
+
 #define NAME "/file"
 
 struct ceiling {
@@ -77,13 +78,7 @@ static int ceiling_read_buf(const char *path, struct fuse_bufvec **bufp, size_t 
 
 static void *ceiling_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
-	conn->max_read = READ_BYTES;
-	conn->max_readahead = READ_BYTES;
-	if (conn->capable & FUSE_CAP_ASYNC_DIO)
-		conn->want |= FUSE_CAP_ASYNC_DIO;
-	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
-		conn->want |= FUSE_CAP_SPLICE_WRITE;
-	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_MOVE;
+	map_fuse_reads(conn);
 	cfg->attr_timeout = cfg->entry_timeout = 1.0;
 	return fuse_get_context()->private_data;
 }
