@@ -493,9 +493,14 @@ recovery_offset() {
 	done
 }
 
+# events_of MEMBER: the events count mdadm --examine reads on MEMBER
+events_of() {
+	mdadm --examine "$1" 2>/dev/null | sed -n 's/^ *Events : //p'
+}
+
 @test "a rebuild killed half way has already recorded the role it leaves missing as gone" {
 	command -v mdadm >/dev/null || skip "mdadm is not installed"
-	local meta dir pid tries done v
+	local meta dir pid tries done v ev0
 	for meta in 1.2 0.90; do
 		dir=$D/half-$meta
 		mkdir -p "$dir"
@@ -505,11 +510,13 @@ recovery_offset() {
 		done=0
 		for tries in 1 2 3 4 5; do
 			rm -f "$dir/new1.img"
+			ev0=$(events_of "$dir/m0.img")
 			stripe-rebuild -q --progress none --checkpoint 0.001 --replace 1="$dir/new1.img" \
 				"$dir"/m{0,2,4}.img &
 			pid=$!
-			# killed once the new member carries a superblock
-			while kill -0 $pid 2>/dev/null && ! mdadm --examine "$dir/new1.img" >/dev/null 2>&1; do
+			# killed once the rebuild has recorded its start on the
+			# survivors (their events move on)
+			while kill -0 $pid 2>/dev/null && [ "$(events_of "$dir/m0.img")" = "$ev0" ]; do
 				sleep 0.002
 			done
 			kill -9 $pid 2>/dev/null || true

@@ -83,13 +83,10 @@ has_offset() {
 	mdadm --examine "$1" 2>/dev/null | grep -qE 'Recovery Offset : [1-9]'
 }
 
-# has_sb090 FILE: FILE carries a 0.90 superblock (its magic, 64 KiB below
-# the end rounded down to 64 KiB).
-has_sb090() {
-	local size at
-	size=$(stat -c %s "$1" 2>/dev/null) || return 1
-	at=$((size / 65536 * 65536 - 65536))
-	[ "$(od -An -tx4 -j "$at" -N4 "$1" 2>/dev/null | tr -d ' ')" = a92b4efc ]
+# moved FILE EVENTS: FILE's events count (mdadm --examine) is no longer
+# EVENTS: a rebuild has recorded its start there.
+moved() {
+	[ "$(mdadm --examine "$1" 2>/dev/null | sed -n 's/^ *Events : //p')" != "$2" ]
 }
 
 # half_built NAME: a raid6 of 6 whose members 1 and 4 are being rebuilt,
@@ -105,14 +102,18 @@ half_built() {
 
 # half_one NAME META SIZE: a raid6 of 5 (metadata META, members of SIZE)
 # that lost members 1 and 3, whose rebuild of role 1 alone was killed half
-# way: once it recorded a recovery offset (1.x), or once the new member's
-# superblock was written (0.90 records no offset: md starts over).
+# way: once it recorded a recovery offset (1.x), or once it recorded its
+# start on the survivors (0.90 records no offset: md starts over).
 half_one() {
 	local d=$ARRAYS/$1 probe
 	MEMBER_SIZE=$3 mk_array "$1" 5 - -l 6 -c 64K -e "$2"
 	rm "$d/m1.img" "$d/m3.img"
 	echo 1 > "$d/missing"
-	if [ "$2" = 0.90 ]; then probe="has_sb090 $d/new1.img"; else probe="has_offset $d/new1.img"; fi
+	if [ "$2" = 0.90 ]; then
+		probe="moved $d/m0.img $(mdadm --examine "$d/m0.img" | sed -n 's/^ *Events : //p')"
+	else
+		probe="has_offset $d/new1.img"
+	fi
 	kill_when "$1" "$probe" -- --replace 1="$d/new1.img"
 }
 
