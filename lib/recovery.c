@@ -250,6 +250,16 @@ static bool roles_left_missing(const struct array *a, const struct rebuild_targe
 	return false;
 }
 
+static bool target_number(const struct rebuild_target *t, int n, int number)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].m->sb.dev_number == number)
+			return true;
+	return false;
+}
+
 /* Records in the survivors' and the targets' superblocks that the device
  * numbers md would not run with are gone (super_keep_devices): otherwise
  * mdadm counts a missing role as active and does not start the array
@@ -257,19 +267,24 @@ static bool roles_left_missing(const struct array *a, const struct rebuild_targe
  * the targets' only once they count (1.x roles, or a finished rebuild). */
 static void record_gone(struct array *a, struct rebuild_target *t, int n, bool survivors_list_targets)
 {
-	int present[a->nmembers + n + 1], base = array_present_numbers(a, present), np = base, i;
+	int found[a->nmembers + 1], present[a->nmembers + n + 1];
+	int nfound = array_present_numbers(a, found), np = 0, i;
 
+	/* a spare taken as a target is already among the present */
+	for (i = 0; i < nfound; i++)
+		if (!target_number(t, n, found[i]))
+			present[np++] = found[i];
 	for (i = 0; i < n; i++)
-		present[np++] = t[i].m->sb.dev_number;
+		present[np + i] = t[i].m->sb.dev_number;
 	for (i = 0; i < a->nmembers; i++)
 		if (role_holder(a, &a->members[i]))
-			super_keep_devices(&a->members[i].sb, present, survivors_list_targets ? np : base);
+			super_keep_devices(&a->members[i].sb, present, survivors_list_targets ? np + n : np);
 	for (i = 0; i < n; i++) {
 		if (survivors_list_targets) {
-			super_keep_devices(&t[i].m->sb, present, np);
+			super_keep_devices(&t[i].m->sb, present, np + n);
 		} else {
-			present[base] = t[i].m->sb.dev_number;
-			super_keep_devices(&t[i].m->sb, present, base + 1);
+			present[np] = t[i].m->sb.dev_number;
+			super_keep_devices(&t[i].m->sb, present, np + 1);
 		}
 	}
 }
