@@ -277,7 +277,9 @@ static bool listed(const int *present, int n, int number)
 }
 
 /* md's super_90_sync: the disk table holds the devices it runs with; a
- * slot below raid_disks left empty is "faulty removed". */
+ * slot below raid_disks left empty is "faulty removed" and counts as
+ * failed, but for slot 0, which md marks "removed" before it fills the
+ * table (all zeroes there would read as a device numbered 0). */
 static void sb0_keep_devices(struct sb0 *r, const int *present, int n)
 {
 	uint32_t active = 0, working = 0, failed = 0, spare = 0, nr = 0;
@@ -288,6 +290,8 @@ static void sb0_keep_devices(struct sb0 *r, const int *present, int n)
 
 		if (!listed(present, n, (int)k)) {
 			memset(e, 0, 32 * sizeof(*e));
+			if (k == 0)
+				e[SB0_D_STATE] = 1u << SB0_DS_REMOVED;
 			continue;
 		}
 		nr++;
@@ -305,7 +309,9 @@ static void sb0_keep_devices(struct sb0 *r, const int *present, int n)
 	for (k = 0; k < slots; k++) {
 		uint32_t *e = &r->w[SB0_DISKS_BASE + 32 * k];
 
-		if (e[SB0_D_STATE] == 0 && e[SB0_D_NUMBER] == 0) {
+		/* a listed device keeps its entry, even a spare in slot 0
+		 * (stripe's rebuild target of role 0) */
+		if (!listed(present, n, (int)k) && e[SB0_D_STATE] == 0) {
 			e[SB0_D_NUMBER] = e[SB0_D_RAID_DISK] = k;
 			e[SB0_D_STATE] = 1u << SB0_DS_FAULTY | 1u << SB0_DS_REMOVED;
 			failed++;

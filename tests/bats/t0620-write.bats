@@ -142,6 +142,10 @@ like_md() {
 	like_md "$TOP/tests/fixtures/md-writes/r5-4d-64k-ls-0.90" r5-4d-64k-ls-0.90-without1 8323072 0 2 3
 }
 
+@test "a write without the first 0.90 member leaves the superblocks md leaves: its disk removed, not failed" {
+	like_md "$TOP/tests/fixtures/md-writes/r5-4d-64k-ls-0.90" r5-4d-64k-ls-0.90-without0 8323072 1 2 3
+}
+
 @test "after a write without a member, mdadm --examine shows it gone from the array state" {
 	command -v mdadm >/dev/null || skip "mdadm is not installed"
 	local i

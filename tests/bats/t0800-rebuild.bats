@@ -498,34 +498,50 @@ events_of() {
 	mdadm --examine "$1" 2>/dev/null | sed -n 's/^ *Events : //p'
 }
 
+# kill_half_way TARGET SURVIVOR... -- REBUILD_ARGS...: stripe-rebuild with
+# those arguments, SIGKILLed once it has recorded its start on every
+# survivor (their events move on); tried again (TARGET removed) when the
+# rebuild ended first, five times at most.  Fails when the rebuild exits
+# with anything but the kill.
+kill_half_way() {
+	local target=$1 pid st tries i ev0 moved
+	local -a surv=()
+	shift
+	while [ "$1" != -- ]; do surv+=("$1"); shift; done
+	shift
+	for tries in 1 2 3 4 5; do
+		rm -f "$target"
+		ev0=$(events_of "${surv[0]}")
+		stripe-rebuild -q --progress none --checkpoint 0.001 "$@" > "$D/half.out" 2>&1 &
+		pid=$!
+		while kill -0 $pid 2>/dev/null; do
+			moved=1
+			for i in "${surv[@]}"; do
+				[ "$(events_of "$i")" != "$ev0" ] || moved=0
+			done
+			[ $moved = 0 ] || break
+			sleep 0.002
+		done
+		kill -9 $pid 2>/dev/null || true
+		st=0
+		wait $pid || st=$?
+		[ $st = 137 ] && return 0
+		[ $st = 0 ] || fail "stripe-rebuild exited $st: $(cat "$D/half.out")"
+	done
+	fail "the rebuild always ended before it could be killed"
+}
+
 @test "a rebuild killed half way has already recorded the role it leaves missing as gone" {
 	command -v mdadm >/dev/null || skip "mdadm is not installed"
-	local meta dir pid tries done v ev0
+	local meta dir v
 	for meta in 1.2 0.90; do
 		dir=$D/half-$meta
 		mkdir -p "$dir"
 		stripe-create -q -l 6 -n 5 -c 64K -e "$meta" --image-size 64M "$dir"/m{0..4}.img
 		head -c 150M /dev/urandom | stripe-write -q --progress none "$dir"/m{0..4}.img
 		rm "$dir/m1.img" "$dir/m3.img"
-		done=0
-		for tries in 1 2 3 4 5; do
-			rm -f "$dir/new1.img"
-			ev0=$(events_of "$dir/m0.img")
-			stripe-rebuild -q --progress none --checkpoint 0.001 --replace 1="$dir/new1.img" \
-				"$dir"/m{0,2,4}.img &
-			pid=$!
-			# killed once the rebuild has recorded its start on the
-			# survivors (their events move on)
-			while kill -0 $pid 2>/dev/null && [ "$(events_of "$dir/m0.img")" = "$ev0" ]; do
-				sleep 0.002
-			done
-			kill -9 $pid 2>/dev/null || true
-			if ! wait $pid; then
-				done=1
-				break
-			fi
-		done
-		[ "$done" = 1 ] || fail "$meta: the rebuild always ended before it could be killed"
+		kill_half_way "$dir/new1.img" "$dir"/m{0,2,4}.img -- \
+			--replace 1="$dir/new1.img" "$dir"/m{0,2,4}.img
 		run mdadm --examine "$dir/m0.img"
 		assert_success
 		if [ "$meta" = 1.2 ]; then
@@ -543,4 +559,24 @@ events_of() {
 		run stripe-check -q "$dir"/m{0,2,4}.img "$dir/new1.img"
 		assert_success
 	done
+}
+
+@test "a 0.90 rebuild of role 0 killed half way leaves the new member a spare in its own table, not faulty" {
+	command -v mdadm >/dev/null || skip "mdadm is not installed"
+	stripe-create -q -l 5 -n 4 -c 64K -e 0.90 --image-size 64M "$D"/m{0..3}.img
+	head -c 150M /dev/urandom | stripe-write -q --progress none "$D"/m{0..3}.img
+	rm "$D/m0.img"
+	kill_half_way "$D/new0.img" "$D"/m{1,2,3}.img -- --replace 0="$D/new0.img" "$D"/m{1,2,3}.img
+	# md reads a 0.90 member's state from its own table: a faulty entry
+	# there would keep md from rebuilding onto it
+	run mdadm --examine "$D/new0.img"
+	assert_success
+	grep -qE '^ +0 +0 +0 +0 +0 +spare' <<<"$output" || fail "disk 0 is not a spare in its own table: $output"
+	[ "$(sed -n 's/^ *Failed Devices : //p' <<<"$output")" = 0 ] || fail "the new member counts failed devices: $output"
+	# the survivors list disk 0 as md does when it is missing: removed
+	run mdadm --examine "$D/m1.img"
+	grep -qE '^ +0 +0 +0 +0 +0 +removed' <<<"$output" || fail "disk 0 is not removed in a survivor's table: $output"
+	stripe-rebuild -q --progress none --replace 0="$D/new0.img" "$D"/m{1,2,3}.img
+	run stripe-check -q "$D/new0.img" "$D"/m{1,2,3}.img
+	assert_success
 }

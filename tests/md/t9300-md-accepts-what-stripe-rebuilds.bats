@@ -58,10 +58,10 @@ rebuild_fixture() {
 }
 
 # kill_when NAME PROBE -- ARGS...: stripe-rebuild ARGS on the members of
-# array NAME, killed once the command PROBE succeeds (polled every 5 ms);
-# an error is recorded when the rebuild ended before that.
+# array NAME, SIGKILLed once the command PROBE succeeds (polled every
+# 5 ms); an error is recorded when the rebuild ended otherwise.
 kill_when() {
-	local d=$ARRAYS/$1 probe=$2 pid i
+	local d=$ARRAYS/$1 probe=$2 pid i st=0
 	shift 3
 	stripe-rebuild -q --progress none --checkpoint 0.001 "$@" "$d"/m*.img > "$d/rebuild.out" 2>&1 &
 	pid=$!
@@ -71,8 +71,9 @@ kill_when() {
 		sleep 0.005
 	done
 	kill -9 $pid 2>/dev/null || true
-	if wait $pid || ! $probe; then
-		echo "the rebuild ended before it could be killed half way: $(cat "$d/rebuild.out")" > "$d/error"
+	wait $pid || st=$?
+	if [ $st != 137 ] || ! $probe; then
+		echo "the rebuild ended (status $st) before it could be killed half way: $(cat "$d/rebuild.out")" > "$d/error"
 	fi
 	ls "$d"/*.img > "$d/members"
 	stripe-read -q "$d"/*.img | sha > "$d/stripe.sha256"
@@ -83,10 +84,19 @@ has_offset() {
 	mdadm --examine "$1" 2>/dev/null | grep -qE 'Recovery Offset : [1-9]'
 }
 
-# moved FILE EVENTS: FILE's events count (mdadm --examine) is no longer
-# EVENTS: a rebuild has recorded its start there.
+# events_of FILE: the events count mdadm --examine reads on FILE
+events_of() {
+	mdadm --examine "$1" 2>/dev/null | sed -n 's/^ *Events : //p'
+}
+
+# moved EVENTS FILE...: no FILE's events count is EVENTS any more: a
+# rebuild has recorded its start on every one of them.
 moved() {
-	[ "$(mdadm --examine "$1" 2>/dev/null | sed -n 's/^ *Events : //p')" != "$2" ]
+	local ev=$1 f
+	shift
+	for f in "$@"; do
+		[ "$(events_of "$f")" != "$ev" ] || return 1
+	done
 }
 
 # half_built NAME: a raid6 of 6 whose members 1 and 4 are being rebuilt,
@@ -110,11 +120,22 @@ half_one() {
 	rm "$d/m1.img" "$d/m3.img"
 	echo 1 > "$d/missing"
 	if [ "$2" = 0.90 ]; then
-		probe="moved $d/m0.img $(mdadm --examine "$d/m0.img" | sed -n 's/^ *Events : //p')"
+		probe="moved $(events_of "$d/m0.img") $d/m0.img $d/m2.img $d/m4.img"
 	else
 		probe="has_offset $d/new1.img"
 	fi
 	kill_when "$1" "$probe" -- --replace 1="$d/new1.img"
+}
+
+# half_zero NAME: a raid5 of 4 (0.90) that lost member 0, whose rebuild
+# was killed once it recorded its start on the survivors: the new member
+# must be one md takes as a spare and rebuilds (md reads a 0.90 member's
+# state from its own table, where slot 0 must not read as faulty).
+half_zero() {
+	local d=$ARRAYS/$1
+	MEMBER_SIZE=64M mk_array "$1" 4 - -l 5 -c 64K -e 0.90
+	rm "$d/m0.img"
+	kill_when "$1" "moved $(events_of "$d/m1.img") $d/m1.img $d/m2.img $d/m3.img" -- --replace 0="$d/new0.img"
 }
 
 setup_file() {
@@ -148,7 +169,8 @@ setup_file() {
 	half_built rb-half
 	half_one rb-half-one 1.2 32M
 	half_one rb-half-one-0.90 0.90 64M
-	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half rb-half-one rb-half-one-0.90
+	half_zero rb-half-zero-0.90
+	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half rb-half-one rb-half-one-0.90 rb-half-zero-0.90
 	batch_end
 }
 
@@ -196,4 +218,10 @@ setup() {
 	done
 	md_check rb-half-one rb-half-one-0.90
 	md_check_members rb-half-one rb-half-one-0.90
+}
+
+@test "md takes the new member of a 0.90 rebuild of role 0 killed half way as a spare, rebuilds it, and starts without --run" {
+	[ ! -e "$ARRAYS/rb-half-zero-0.90/error" ] || fail "$(cat "$ARRAYS/rb-half-zero-0.90/error")"
+	md_check rb-half-zero-0.90
+	md_check_members rb-half-zero-0.90
 }
