@@ -112,7 +112,7 @@ bare_rate() {
 	[[ -n $bare && $2 != device ]] || { echo 0; return 0; }
 	args=("$1" "$(numfmt --from=iec "$3")")
 	[[ $2 != direct ]] || args+=(direct)
-	"$bare" "${args[@]}"
+	"$bare" "${args[@]}" || echo 0
 }
 
 # fio_rates DIR MODE BS: fio's (psync) write then read of one file, then

@@ -27,8 +27,9 @@
 # through fuse_ceiling, a FUSE server that does nothing but have libfuse
 # splice each reply straight from that file, with stripe-map's settings.
 # No server reads faster through this kernel's FUSE; its ratio to
-# stripe-read is the most a map read can reach on this machine, and
-# map/ceiling is the share of it stripe-map reaches (the rest is the
+# stripe-read (ceiling/tool, in rates as every ratio here) is the most a
+# map read can reach on this machine, and map/ceiling is the share of it
+# stripe-map reaches (the rest is the
 # array's geometry, a splice per chunk, and stripe-map's own work).
 set -euo pipefail
 
@@ -68,14 +69,15 @@ trap 'exit 130' INT TERM
 bench_tmpfs bench_stripe_map "$need_mib"
 mkdir "$dir/mnt" "$dir/cmnt"
 
-# appears FILE WHO: waits (5 s at most) for a FUSE server's FILE to show
+# appears FILE WHO [LOG]: waits (5 s at most) for a FUSE server's FILE to
+# show; says what the server logged when it does not
 appears() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		[[ -e $1 ]] && return 0
 		sleep 0.05
 	done
-	echo "bench_stripe_map: $2 did not mount" >&2
+	echo "bench_stripe_map: $2 did not mount${3:+: $(cat "$3")}" >&2
 	exit 1
 }
 map_up() {
@@ -91,9 +93,9 @@ map_down() {
 
 # ceiling_up FILE / ceiling_down: fuse_ceiling serving FILE at $dir/cmnt/file
 ceiling_up() {
-	"$ceiling" "$1" "$dir/cmnt" &
+	"$ceiling" "$1" "$dir/cmnt" 2>"$dir/ceiling.err" &
 	ceil_pid=$!
-	appears "$dir/cmnt/file" fuse_ceiling
+	appears "$dir/cmnt/file" fuse_ceiling "$dir/ceiling.err"
 }
 ceiling_down() {
 	fusermount3 -u "$dir/cmnt"
@@ -165,9 +167,9 @@ printf '%s\n' "${rows[@]}"
 if [[ -n $ceiling ]]; then
 	echo
 	echo "reads through fuse_ceiling (the array's bytes in one file, spliced by libfuse, nothing else):"
-	printf '%-26s %8s %12s %12s\n' "array" "GB/s" "tool/ceiling" "map/ceiling"
+	printf '%-26s %8s %12s %12s\n' "array" "GB/s" "ceiling/tool" "map/ceiling"
 	printf '%s\n' "${ceilings[@]}"
-	echo "(tool/ceiling is the most a FUSE read can reach here: the read goal is out of reach where it is below 0.7)"
+	echo "(ceiling/tool is the most a FUSE read can reach here: the read goal is out of reach where it is below 0.7)"
 else
 	echo
 	echo "(no FUSE ceiling: tests/bench/fuse_ceiling is not built; make bench builds it)"

@@ -43,6 +43,20 @@ static int ceiling_getattr(const char *path, struct stat *st, struct fuse_file_i
 	return 0;
 }
 
+static int ceiling_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+			   struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	(void)off;
+	(void)fi;
+	(void)flags;
+	if (strcmp(path, "/") != 0)
+		return -ENOTDIR;
+	fill(buf, ".", NULL, 0, 0);
+	fill(buf, "..", NULL, 0, 0);
+	fill(buf, NAME + 1, NULL, 0, 0);
+	return 0;
+}
+
 static int ceiling_open(const char *path, struct fuse_file_info *fi)
 {
 	if (strcmp(path, NAME) != 0)
@@ -85,6 +99,7 @@ static void *ceiling_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 
 static const struct fuse_operations ceiling_ops = {
 	.getattr = ceiling_getattr,
+	.readdir = ceiling_readdir,
 	.open = ceiling_open,
 	.read_buf = ceiling_read_buf,
 	.init = ceiling_init,
