@@ -276,10 +276,11 @@ static bool listed(const int *present, int n, int number)
 	return false;
 }
 
-/* md's super_90_sync: the disk table holds the devices it runs with; a
- * slot below raid_disks left empty is "faulty removed" and counts as
- * failed, but for slot 0, which md marks "removed" before it fills the
- * table (all zeroes there would read as a device numbered 0). */
+/* md's super_90_sync: the disk table holds the devices it runs with, each
+ * keeping its entry (a spare in slot 0 too: stripe's rebuild target of
+ * role 0); a slot below raid_disks left empty is "faulty removed" and
+ * counts as failed, but for slot 0, which md marks "removed" before it
+ * fills the table (all zeroes there would read as a device numbered 0). */
 static void sb0_keep_devices(struct sb0 *r, const int *present, int n)
 {
 	uint32_t active = 0, working = 0, failed = 0, spare = 0, nr = 0;
@@ -290,8 +291,13 @@ static void sb0_keep_devices(struct sb0 *r, const int *present, int n)
 
 		if (!listed(present, n, (int)k)) {
 			memset(e, 0, 32 * sizeof(*e));
-			if (k == 0)
+			if (k == 0) {
 				e[SB0_D_STATE] = 1u << SB0_DS_REMOVED;
+			} else if (k < slots) {
+				e[SB0_D_NUMBER] = e[SB0_D_RAID_DISK] = k;
+				e[SB0_D_STATE] = 1u << SB0_DS_FAULTY | 1u << SB0_DS_REMOVED;
+				failed++;
+			}
 			continue;
 		}
 		nr++;
@@ -304,17 +310,6 @@ static void sb0_keep_devices(struct sb0 *r, const int *present, int n)
 		} else {
 			spare++;
 			working++;
-		}
-	}
-	for (k = 0; k < slots; k++) {
-		uint32_t *e = &r->w[SB0_DISKS_BASE + 32 * k];
-
-		/* a listed device keeps its entry, even a spare in slot 0
-		 * (stripe's rebuild target of role 0) */
-		if (!listed(present, n, (int)k) && e[SB0_D_STATE] == 0) {
-			e[SB0_D_NUMBER] = e[SB0_D_RAID_DISK] = k;
-			e[SB0_D_STATE] = 1u << SB0_DS_FAULTY | 1u << SB0_DS_REMOVED;
-			failed++;
 		}
 	}
 	r->w[SB0_NR_DISKS] = nr;

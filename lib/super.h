@@ -85,8 +85,9 @@ void super_set_state(struct md_super *sb, uint64_t events, bool clean, uint64_t 
  * without some of its members, that only the n device numbers in present
  * take part: 1.x gives every other number the spare role (0xffff, as md 6.x
  * writes it); 0.90 clears every other disk entry, records a slot below
- * raid_disks that is left empty as "faulty removed" and recounts the
- * active, working, failed and spare disks. */
+ * raid_disks that is left empty as "faulty removed" (slot 0 "removed"
+ * only, as md does) and recounts the active, working, failed and spare
+ * disks. */
 void super_keep_devices(struct md_super *sb, const int *present, int n);
 
 /* Recomputes and stores the checksum of the raw superblock. */

@@ -50,6 +50,11 @@ sha() {
 	sha256sum "$@" | cut -d' ' -f1
 }
 
+# events_of MEMBER: the events count mdadm --examine reads on MEMBER
+events_of() {
+	mdadm --examine "$1" 2>/dev/null | sed -n 's/^ *Events : //p'
+}
+
 # copy_set SET: a writable copy of a set's members in $BATS_TEST_TMPDIR/SET.
 copy_set() {
 	mkdir -p "$BATS_TEST_TMPDIR/$1"

@@ -493,11 +493,6 @@ recovery_offset() {
 	done
 }
 
-# events_of MEMBER: the events count mdadm --examine reads on MEMBER
-events_of() {
-	mdadm --examine "$1" 2>/dev/null | sed -n 's/^ *Events : //p'
-}
-
 # kill_half_way TARGET SURVIVOR... -- REBUILD_ARGS...: stripe-rebuild with
 # those arguments, SIGKILLed once it has recorded its start on every
 # survivor (their events move on); tried again (TARGET removed) when the
@@ -517,7 +512,7 @@ kill_half_way() {
 		while kill -0 $pid 2>/dev/null; do
 			moved=1
 			for i in "${surv[@]}"; do
-				[ "$(events_of "$i")" != "$ev0" ] || moved=0
+				[ "$(events_of "$i")" != "$ev0" ] || { moved=0; break; }
 			done
 			[ $moved = 0 ] || break
 			sleep 0.002
@@ -563,8 +558,8 @@ kill_half_way() {
 
 @test "a 0.90 rebuild of role 0 killed half way leaves the new member a spare in its own table, not faulty" {
 	command -v mdadm >/dev/null || skip "mdadm is not installed"
-	stripe-create -q -l 5 -n 4 -c 64K -e 0.90 --image-size 64M "$D"/m{0..3}.img
-	head -c 150M /dev/urandom | stripe-write -q --progress none "$D"/m{0..3}.img
+	stripe-create -q -l 5 -n 4 -c 64K -e 0.90 --image-size 128M "$D"/m{0..3}.img
+	head -c 380M /dev/urandom | stripe-write -q --progress none "$D"/m{0..3}.img
 	rm "$D/m0.img"
 	kill_half_way "$D/new0.img" "$D"/m{1,2,3}.img -- --replace 0="$D/new0.img" "$D"/m{1,2,3}.img
 	# md reads a 0.90 member's state from its own table: a faulty entry

@@ -84,11 +84,6 @@ has_offset() {
 	mdadm --examine "$1" 2>/dev/null | grep -qE 'Recovery Offset : [1-9]'
 }
 
-# events_of FILE: the events count mdadm --examine reads on FILE
-events_of() {
-	mdadm --examine "$1" 2>/dev/null | sed -n 's/^ *Events : //p'
-}
-
 # moved EVENTS FILE...: no FILE's events count is EVENTS any more: a
 # rebuild has recorded its start on every one of them.
 moved() {
@@ -133,7 +128,7 @@ half_one() {
 # state from its own table, where slot 0 must not read as faulty).
 half_zero() {
 	local d=$ARRAYS/$1
-	MEMBER_SIZE=64M mk_array "$1" 4 - -l 5 -c 64K -e 0.90
+	MEMBER_SIZE=128M mk_array "$1" 4 - -l 5 -c 64K -e 0.90
 	rm "$d/m0.img"
 	kill_when "$1" "moved $(events_of "$d/m1.img") $d/m1.img $d/m2.img $d/m3.img" -- --replace 0="$d/new0.img"
 }
@@ -168,7 +163,7 @@ setup_file() {
 
 	half_built rb-half
 	half_one rb-half-one 1.2 32M
-	half_one rb-half-one-0.90 0.90 64M
+	half_one rb-half-one-0.90 0.90 128M
 	half_zero rb-half-zero-0.90
 	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half rb-half-one rb-half-one-0.90 rb-half-zero-0.90
 	batch_end
