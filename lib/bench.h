@@ -189,6 +189,15 @@ static inline bool bench_stopped(const struct bench_target *t)
 	return t->stop && *t->stop;
 }
 
+/* A transfer buffer of len bytes.  With --direct it comes in huge pages
+ * where the kernel grants them: the device then moves a transfer as one
+ * piece of memory, where 4 KiB pages scattered over the RAM make it as many
+ * pieces, and in a virtual machine each piece costs the host a mapping
+ * (1 MiB O_DIRECT reads measured 4 times faster here), and how scattered
+ * small pages are is luck that changes from run to run.  fio asks the same
+ * with --mem=shmhuge.  Freed with free(). */
+void *bench_buffer(const struct bench_params *p, size_t len);
+
 /* Fills buf with the run's data pattern (pseudo-random, incompressible). */
 void bench_fill(void *buf, size_t len, uint64_t seed);
 

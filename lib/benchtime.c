@@ -103,6 +103,11 @@ unsigned bench_cpu_tenths(const struct bench_figure *f)
 	return (unsigned)((double)(f->user_ns + f->sys_ns) * 1000.0 / (double)f->elapsed_ns);
 }
 
+void *bench_buffer(const struct bench_params *p, size_t len)
+{
+	return p->direct ? dev_alloc_huge(len) : dev_alloc(len);
+}
+
 void bench_fill(void *buf, size_t len, uint64_t seed)
 {
 	uint64_t s = seed | 1, v;

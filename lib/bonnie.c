@@ -308,7 +308,7 @@ static int drop_file_cache(const struct bench_params *p, const struct bench_targ
 int bonnie_io_tests(const struct bench_params *p, struct bench_target *t, struct bench_results *r,
 		    struct diag *d)
 {
-	void *buf = dev_alloc(p->chunk);
+	void *buf = bench_buffer(p, p->chunk);
 	bool per_char = p->char_size && !p->direct;
 	int rc = 0;
 

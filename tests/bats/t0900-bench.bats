@@ -217,6 +217,44 @@ assert p["drop_cache"] is True and p["page_cache_included"] is False
 	[[ $stderr == *"--drop-cache is for the Bonnie tests"* ]] || fail "stderr: $stderr"
 }
 
+# huge_asks TRACE: the lengths of the madvise(MADV_HUGEPAGE) calls in an
+# strace log, one a line.
+huge_asks() {
+	sed -n 's/.*madvise(0x[0-9a-f]*, \([0-9]*\), MADV_HUGEPAGE) = 0.*/\1/p' "$1"
+}
+
+# madvised CMD...: CMD under strace, its madvise calls logged in
+# $BATS_TEST_TMPDIR/trace.
+madvised() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=madvise -o "$BATS_TEST_TMPDIR/trace" "$@"
+}
+
+@test "--direct moves each transfer through a buffer offered huge pages" {
+	command -v strace >/dev/null || skip "strace is not installed (tools/stripe-deps)"
+	run --separate-stderr madvised stripe-bench -q -s 4M --chunk 1M --seeks 0 --direct --json "$D"
+	assert_success
+	[ "$(huge_asks "$BATS_TEST_TMPDIR/trace")" = 2097152 ] || fail "$(cat "$BATS_TEST_TMPDIR/trace")"
+}
+
+@test "--threads and --hdparm with --direct offer their buffers huge pages too" {
+	command -v strace >/dev/null || skip "strace is not installed (tools/stripe-deps)"
+	run --separate-stderr madvised stripe-bench -q -s 4M --chunk 64K --threads 2 --seeks 10 --direct "$D"
+	assert_success
+	[ "$(huge_asks "$BATS_TEST_TMPDIR/trace" | grep -c '^2097152$')" -eq 2 ] || fail "$(cat "$BATS_TEST_TMPDIR/trace")"
+	head -c 8M /dev/urandom >"$BATS_TEST_TMPDIR/disk.img"
+	run --separate-stderr madvised stripe-bench --hdparm --direct --seconds 0.15 "$BATS_TEST_TMPDIR/disk.img"
+	assert_success
+	[ "$(huge_asks "$BATS_TEST_TMPDIR/trace")" = 2097152 ] || fail "$(cat "$BATS_TEST_TMPDIR/trace")"
+}
+
+@test "without --direct the buffers stay in the page size (a copy gains nothing from huge pages)" {
+	command -v strace >/dev/null || skip "strace is not installed (tools/stripe-deps)"
+	run --separate-stderr madvised stripe-bench -q -s 4M --chunk 1M --seeks 0 --json "$D"
+	assert_success
+	[ -z "$(huge_asks "$BATS_TEST_TMPDIR/trace")" ] || fail "$(cat "$BATS_TEST_TMPDIR/trace")"
+}
+
 @test "-n runs the file tests, reports files per second, and leaves no file" {
 	run --separate-stderr stripe-bench "${SMALL[@]}" -n 1:4K:1K:2 --seeks 0 --char-size 0 --json "$D"
 	assert_success
