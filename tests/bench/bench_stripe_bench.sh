@@ -9,10 +9,10 @@
 # env:   STRIPE_BIN   directory of the stripe-* programs (default TOP/bin)
 #        BENCH_DIR    directory to measure in (default a new one in $TMPDIR
 #                     or /tmp, on its disk)
-#        BENCH_REPS   samples per figure (default 5, at least 3)
+#        BENCH_REPS   samples per figure (default 7, at least 3)
 #        BENCH_MIB    file size in MiB for the fio cases (default 512)
 #        BONNIE_MIB   file size in MiB for the bonnie++ case (default 1024)
-#        BENCH_CASES  which cases, of: cached direct dropped tmpfs bonnie
+#        BENCH_CASES  which cases, of: buffered direct cached tmpfs bonnie
 #                     (default all of them)
 #
 # fio takes the file through Bonnie's steps, as stripe-bench does: a new
@@ -21,54 +21,74 @@
 # (--rw=rw, reads and writes half and half over the whole file), then the
 # read.  The rewrite matters below a VM's disk: the same file reads some
 # 20 % slower after it, whichever tool rewrote it.
-# Cases:
-#   disk, buffered 8K   Bonnie's chunk through the page cache; the write's
-#                       time includes the fsync and close (fio
-#                       --end_fsync=1), as Bonnie's does; the read finds
-#                       the file in the page cache, as Bonnie's does when
-#                       the file is smaller than the RAM (fio
-#                       --invalidate=0: fio drops it otherwise)
-#   disk, O_DIRECT 1M   past the page cache, 1 MiB transfers
-#   disk, dropped 8K    the first case with the file's pages dropped before
-#                       the read (fio --invalidate=1, its default;
-#                       stripe-bench --drop-cache).  No goal: below a
-#                       virtual machine's disk the host may keep what was
-#                       read in its own cache, and whether a read finds it
-#                       there is the host's affair
+# Cases (BENCH_CASES names them):
+#   buffered   disk, buffered 8K: Bonnie's chunk through the page cache, the
+#              file's pages dropped before each reading pass, so that the
+#              reads come from the disk as Bonnie's twice-the-RAM size makes
+#              them (a 512 MiB file stands in for a 48 GiB one).
+#              stripe-bench drops them itself (--drop-cache) before its
+#              clock starts; fio would do it inside its job's time
+#              (--invalidate=1 drops the pages as the job opens the file,
+#              after the job's clock started: some 10 % of a read from the
+#              host's cache), so the script drops them for fio (dd
+#              iflag=nocache count=0, the same posix_fadvise) and runs it
+#              with --invalidate=0.  The write's time includes the fsync
+#              and close (fio --end_fsync=1), as Bonnie's does.  Goal.
+#   direct     disk, O_DIRECT 1M: past the page cache, 1 MiB transfers.  Goal.
+#              stripe-bench --direct offers its buffer huge pages (a transfer
+#              is then one piece of memory, not 256 scattered ones, which in
+#              a VM is most of its cost); fio gets the same with
+#              --mem=shmhuge, from pages of the hugetlb pool, which is
+#              grown by two for the run (as root) and shrunk back after.
+#              Without them the case still runs, and says that fio's pages
+#              were small.
+#   cached     disk, page-cached 8K: the first case with the pages kept (fio
+#              --invalidate=0), so that the reads find the file in memory,
+#              which is what stripe-bench warns of when --size is below
+#              twice the RAM.  A read is then a memory copy and a system
+#              call, the tools' own cost per call is what differs, and fio's
+#              is larger: no goal, the bare I/O beside it says whose cost
+#              shows.
+#   tmpfs      tmpfs, buffered 8K (when /dev/shm has room): the same, with no
+#              disk under the file at all; no goal
+#   bonnie     stripe-bench and bonnie++ side by side
 #   fio runs with --gtod_reduce=1 and --thread: its per-transfer clock
 #   readings and its process set-up are its own cost, not the I/O's
-#   (bandwidth is still measured).  What is left of fio's bookkeeping shows
-#   in 8K reads from the page cache: a bare pread() loop moves some 25 %
-#   more than fio there (4.4 against 3.5 GB/s on tmpfs, measured here).
-#   tmpfs, buffered 8K  (when /dev/shm has room) memory copies and system
-#                       calls only, where each tool's own cost per transfer
-#                       shows; no goal
+#   (bandwidth is still measured).
+#   Below a virtual machine's disk the host keeps a cache of its own; both
+#   tools meet it alike, a sample of each taken one after the other.
 # The bare I/O: after fio's read, pread_loop (tests/bench/pread_loop.c)
-# reads the same file the same way with nothing around the pread() calls.
+# reads the same file the same way with nothing around the pread() calls
+# (not in the buffered case: fio has just read the file back into memory).
 # stripe/bare and fio/bare say how much of the I/O's own rate each tool
 # keeps; where fio keeps less than stripe-bench, the ratio stripe/fio
 # rises above 1 by fio's bookkeeping, not by anything stripe-bench skips.
-# ratio = stripe-bench rate / fio rate, from their JSON (bytes per second).
+# The bare read comes second, so it finds the pages already marked active
+# and skips the LRU work a first read does: it is the most the page cache
+# gives, and both tools fall short of it by that work as well.
+# A ratio is stripe-bench's rate over fio's, from their JSON (bytes per
+# second), the median over the pairs of samples.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=${STRIPE_BIN:-$top/bin}
-reps=${BENCH_REPS:-5}
+reps=${BENCH_REPS:-7}
 mib=${BENCH_MIB:-512}
 bmib=${BONNIE_MIB:-1024}
-cases=${BENCH_CASES:-cached direct dropped tmpfs bonnie}
+cases=${BENCH_CASES:-buffered direct cached tmpfs bonnie}
 ((reps >= 3)) || reps=3
 [[ -x $bin/stripe-bench ]] || { echo "bench_stripe_bench: $bin/stripe-bench missing (run make)" >&2; exit 1; }
 for t in fio bonnie++ python3; do
 	command -v "$t" >/dev/null || { echo "bench_stripe_bench: $t is not installed (make deps / tools/stripe-deps bench)" >&2; exit 1; }
 done
 
-dir='' shm=''
+dir='' shm='' pool_was=''
 bare=$top/tests/bench/pread_loop
 [[ -x $bare ]] || bare=
 cleanup() {
 	[[ -n $dir ]] && rm -rf "$dir"
 	[[ -n $shm ]] && rm -rf "$shm"
+	[[ -z $pool_was ]] || echo "$pool_was" >/proc/sys/vm/nr_hugepages
 	return 0
 }
 trap cleanup EXIT
@@ -89,6 +109,30 @@ jget() { python3 -c "import json, sys; d = json.load(sys.stdin); print(int($1))"
 # blocks freed, nothing of it is still being written back (a buffered
 # write's time hangs on its fsync, which would otherwise wait on both).
 settle() { sync; sleep 1; }
+
+wanted() { [[ " $cases " == *" $1 "* ]]; }
+
+# huge_pool: true when two huge pages are free in the hugetlb pool for
+# fio's --mem=shmhuge, growing the pool by two where it may (cleanup
+# shrinks it back)
+huge_free() { awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo; }
+huge_pool() {
+	local pool=/proc/sys/vm/nr_hugepages
+	(($(huge_free) >= 2)) && return 0
+	[[ -w $pool ]] || return 1
+	pool_was=$(<"$pool")
+	echo $((pool_was + 2)) >"$pool" 2>/dev/null || return 1
+	(($(huge_free) >= 2))
+}
+fio_huge=()
+if wanted direct; then
+	if huge_pool; then
+		fio_huge=(--mem=shmhuge)
+	else
+		echo "no huge pages for fio (the hugetlb pool is grown as root): its O_DIRECT buffer is in" \
+			"4 KiB pages, stripe-bench's in huge pages, and the O_DIRECT case compares unlike buffers"
+	fi
+fi
 
 # MODE: cached (reads from the page cache), device (reads from the disk,
 # buffered) or direct (O_DIRECT).
@@ -115,29 +159,39 @@ bare_rate() {
 	"$bare" "${args[@]}" || echo 0
 }
 
+# drop_for_fio FILE MODE: in the buffered case, FILE's pages dropped from
+# the page cache before a fio job that reads, outside its clock
+drop_for_fio() {
+	[[ $2 == device ]] || return 0
+	dd if="$1" iflag=nocache count=0 status=none
+}
+
 # fio_rates DIR MODE BS: fio's (psync) write then read of one file, then
 # the bare read of that file
 fio_rates() {
 	local where=$1 mode=$2 bs=$3 w r p common
 	settle
 	common=(--filename="$where/fio.data" --bs="$bs" --size="${mib}M" --ioengine=psync
-		--direct="$([[ $mode == direct ]] && echo 1 || echo 0)"
-		--invalidate="$([[ $mode == cached ]] && echo 0 || echo 1)"
+		--direct="$([[ $mode == direct ]] && echo 1 || echo 0)" --invalidate=0
 		--fallocate=none --gtod_reduce=1 --thread --output-format=json)
+	[[ $mode != direct ]] || common+=("${fio_huge[@]}")
 	w=$(fio --name=write --rw=write --create_on_open=1 --end_fsync=1 "${common[@]}" 2>/dev/null |
 		jget 'd["jobs"][0]["write"]["bw_bytes"]')
+	drop_for_fio "$where/fio.data" "$mode"
 	fio --name=rewrite --rw=rw --rwmixread=50 --io_size="$((mib * 2))M" --end_fsync=1 \
 		"${common[@]}" >/dev/null 2>&1
+	drop_for_fio "$where/fio.data" "$mode"
 	r=$(fio --name=read --rw=read "${common[@]}" 2>/dev/null | jget 'd["jobs"][0]["read"]["bw_bytes"]')
 	p=$(bare_rate "$where/fio.data" "$mode" "$bs")
 	rm -f "$where/fio.data"
 	printf '%s %s %s\n' "$w" "$r" "$p"
 }
 
-# one_case LABEL DIR MODE BS GOAL: medians of reps interleaved samples,
-# the order of the two tools swapped every other time.
+# one_case LABEL DIR MODE BS GOAL: reps pairs of samples, the order of the
+# two tools swapped every other pair; the figures are medians and each
+# ratio the median of the pairs' ratios.
 one_case() {
-	local label=$1 where=$2 mode=$3 bs=$4 goal=$5 i a b c w r fwm frm prm t rt
+	local label=$1 where=$2 mode=$3 bs=$4 goal=$5 i a b c t rt
 	local -a sw=() sr=() fw=() fr=() pr=()
 	for ((i = 0; i < reps; i++)); do
 		if ((i % 2)); then
@@ -152,20 +206,19 @@ one_case() {
 			fw+=("$a") fr+=("$b") pr+=("$c")
 		fi
 	done
-	w=$(median_of "${sw[@]}") r=$(median_of "${sr[@]}") fwm=$(median_of "${fw[@]}") frm=$(median_of "${fr[@]}")
-	prm=$(median_of "${pr[@]}")
 	samples+=("$label write: stripe $(mbs_list "${sw[@]}"); fio $(mbs_list "${fw[@]}")"
 		"$label read:  stripe $(mbs_list "${sr[@]}"); fio $(mbs_list "${fr[@]}")")
-	if [[ $prm != 0 ]]; then
+	if [[ $(median_of "${pr[@]}") != 0 ]]; then
 		samples+=("$label read:  bare pread $(mbs_list "${pr[@]}")")
-		bares+=("$(printf '%-30s %12s %12s %12s' "$label block read" "$(mbs "$prm")" \
-			"$(ratio_of "$r" "$prm")" "$(ratio_of "$frm" "$prm")")")
+		bares+=("$(printf '%-30s %12s %12s %12s' "$label block read" "$(mbs "$(median_of "${pr[@]}")")" \
+			"$(paired_ratio "${sr[*]}" "${pr[*]}")" "$(paired_ratio "${fr[*]}" "${pr[*]}")")")
 	fi
 	for t in write read; do
-		if [[ $t == write ]]; then a=$w b=$fwm; else a=$r b=$frm; fi
-		rt=$(ratio_of "$a" "$b")
-		rows+=("$(printf '%-30s %12s %12s %7s  %s' "$label block $t" "$(mbs "$a")" "$(mbs "$b")" "$rt" \
-			"$([[ $goal == 1 ]] && verdict "$rt" || echo "(no goal)")")")
+		if [[ $t == write ]]; then a=${sw[*]} b=${fw[*]}; else a=${sr[*]} b=${fr[*]}; fi
+		rt=$(paired_ratio "$a" "$b")
+		# shellcheck disable=SC2086 # the samples, one argument each
+		rows+=("$(printf '%-30s %12s %12s %7s  %s' "$label block $t" "$(mbs "$(median_of $a)")" \
+			"$(mbs "$(median_of $b)")" "$rt" "$([[ $goal == 1 ]] && verdict "$rt" || echo "(no goal)")")")
 		[[ $goal == 1 ]] &&
 			goals+=("$(printf '%-40s ratio %5s  goal 0.9-1.1  %s' "$label block $t vs fio psync" "$rt" "$(verdict "$rt")")")
 	done
@@ -177,21 +230,22 @@ if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
 	(($(df -Pm /dev/shm | awk 'NR == 2 { print $4 }') > mib * 2 + 64)); then
 	shm=$(mktemp -d /dev/shm/bench_stripe_bench.XXXXXX)
 fi
-echo "on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; ${mib} MiB files; medians of $reps"
+echo "on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; ${mib} MiB files; $reps pairs of samples"
+echo "(rates are medians; a ratio is the median of the pairs' ratios, stripe-bench / fio)"
 rows=() goals=() samples=() bares=()
-wanted() { [[ " $cases " == *" $1 "* ]]; }
-! wanted cached || one_case "disk, buffered 8K" "$dir" cached 8K 1
+! wanted buffered || one_case "disk, buffered 8K" "$dir" device 8K 1
 ! wanted direct || one_case "disk, O_DIRECT 1M" "$dir" direct 1M 1
-! wanted dropped || one_case "disk, dropped 8K" "$dir" device 8K 0
+! wanted cached || one_case "disk, page-cached 8K" "$dir" cached 8K 0
 [[ -z $shm ]] || ! wanted tmpfs || one_case "tmpfs, buffered 8K" "$shm" cached 8K 0
 
 echo
 printf '%-30s %12s %12s %7s\n' "case" "stripe MiB/s" "fio MiB/s" "ratio"
 printf '%s\n' "${rows[@]}"
 cat <<'NOTE'
-(from the page cache a transfer is a memory copy and a system call, and
-fio's own bookkeeping per transfer shows in the buffered reads; the
-dropped-cache reads may come from the host's cache below a VM's disk)
+(the buffered reads come from the disk, the file's pages dropped first, as
+Bonnie's twice-the-RAM size has them; from the page cache a read is a
+memory copy and a system call, and what shows is each tool's own cost per
+call, fio's the larger: see the bare I/O)
 NOTE
 if ((${#bares[@]})); then
 	echo

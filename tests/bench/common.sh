@@ -27,6 +27,18 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # median_of N...: the median of its arguments, for samples kept in arrays.
 median_of() { printf '%s\n' "$@" | median; }
 
+# paired_ratio "A1 A2 ..." "B1 B2 ...": the median of the ratios Ai / Bi,
+# two decimals (a zero Bi gives 0).  Each pair was taken one right after
+# the other, so a machine that drifts between pairs moves both of a pair
+# and not their ratio, where a ratio of two medians would mix samples taken
+# minutes apart.
+paired_ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++) print (y[i] ? x[i] / y[i] : 0)
+	}' | median | awk '{ printf "%.2f", $1 }'
+}
+
 # gbs_ns BYTES NS: the rate in GB/s (10^9 bytes), two decimals.
 gbs_ns() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / ns }'; }
 
