@@ -115,7 +115,7 @@ wanted() { [[ " $cases " == *" $1 "* ]]; }
 # huge_pool: true when two huge pages are free in the hugetlb pool for
 # fio's --mem=shmhuge, growing the pool by two where it may (cleanup
 # shrinks it back)
-huge_free() { awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo; }
+huge_free() { awk '/^HugePages_Free:/ { n = $2 } END { print n + 0 }' /proc/meminfo; }
 huge_pool() {
 	local pool=/proc/sys/vm/nr_hugepages
 	(($(huge_free) >= 2)) && return 0
