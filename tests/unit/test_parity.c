@@ -284,10 +284,12 @@ static void test_xor(void)
 	for (size_t i = 0; i < len; i++)
 		want[i] = b[0][i] ^ b[1][i] ^ b[2][i] ^ b[3][i] ^ b[4][i];
 	for (int i = 0; parity_impl_list(i); i++) {
-		uint8_t *dst = xalloc(len), *keep = xalloc(len);
+		uint8_t *dst, *keep;
 
 		if (select_impl(parity_impl_list(i)))
 			continue;
+		dst = xalloc(len);
+		keep = xalloc(len);
 		parity_xor(dst, (void **)b, 5, len);
 		good = !memcmp(dst, want, len);
 		parity_xor(dst, (void **)b, 1, len);
