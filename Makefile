@@ -110,7 +110,7 @@ check: deps
 	@$(MAKE) --no-print-directory O=build/san SAN=1 all units
 	@tests/run-all "$(CURDIR)"
 
-check-md: all
+check-md: all units
 	@tests/run-md "$(CURDIR)"
 
 bench: deps
