@@ -191,7 +191,7 @@ fio_rates() {
 # two tools swapped every other pair; the figures are medians and each
 # ratio the median of the pairs' ratios.
 one_case() {
-	local label=$1 where=$2 mode=$3 bs=$4 goal=$5 i a b c t rt
+	local label=$1 where=$2 mode=$3 bs=$4 goal=$5 i a b c t rt prm
 	local -a sw=() sr=() fw=() fr=() pr=()
 	for ((i = 0; i < reps; i++)); do
 		if ((i % 2)); then
@@ -208,9 +208,10 @@ one_case() {
 	done
 	samples+=("$label write: stripe $(mbs_list "${sw[@]}"); fio $(mbs_list "${fw[@]}")"
 		"$label read:  stripe $(mbs_list "${sr[@]}"); fio $(mbs_list "${fr[@]}")")
-	if [[ $(median_of "${pr[@]}") != 0 ]]; then
+	prm=$(median_of "${pr[@]}")
+	if [[ $prm != 0 ]]; then
 		samples+=("$label read:  bare pread $(mbs_list "${pr[@]}")")
-		bares+=("$(printf '%-30s %12s %12s %12s' "$label block read" "$(mbs "$(median_of "${pr[@]}")")" \
+		bares+=("$(printf '%-30s %12s %12s %12s' "$label block read" "$(mbs "$prm")" \
 			"$(paired_ratio "${sr[*]}" "${pr[*]}")" "$(paired_ratio "${fr[*]}" "${pr[*]}")")")
 	fi
 	for t in write read; do

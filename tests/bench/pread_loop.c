@@ -9,11 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
-#define HUGE (2u << 20)
+#include "dev.h"
 
 static uint64_t now_ns(void)
 {
@@ -27,7 +26,7 @@ int main(int argc, char **argv)
 {
 	bool direct = argc == 4 && strcmp(argv[3], "direct") == 0;
 	uint64_t total = 0, t0, ns;
-	size_t bs, align, room;
+	size_t bs;
 	ssize_t n;
 	void *buf;
 	int fd;
@@ -40,14 +39,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pread_loop: %s: %s\n", argv[1], strerror(errno));
 		return 2;
 	}
-	align = direct ? HUGE : 4096;
-	room = (bs + align - 1) / align * align;
-	if (posix_memalign(&buf, align, room) != 0) {
-		fprintf(stderr, "pread_loop: no memory for %zu bytes\n", bs);
-		return 2;
-	}
-	if (direct)
-		(void)madvise(buf, room, MADV_HUGEPAGE);   /* a hint: small pages without it */
+	buf = direct ? dev_alloc_huge(bs) : dev_alloc(bs);
 	t0 = now_ns();
 	while ((n = pread(fd, buf, bs, (off_t)total)) > 0)
 		total += (uint64_t)n;
