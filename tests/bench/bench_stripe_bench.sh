@@ -9,7 +9,7 @@
 # env:   STRIPE_BIN   directory of the stripe-* programs (default TOP/bin)
 #        BENCH_DIR    directory to measure in (default a new one in $TMPDIR
 #                     or /tmp, on its disk)
-#        BENCH_REPS   samples per figure (default 7, at least 3)
+#        BENCH_REPS   pairs of samples per figure (default 15, at least 3)
 #        BENCH_MIB    file size in MiB for the fio cases (default 512)
 #        BONNIE_MIB   file size in MiB for the bonnie++ case (default 1024)
 #        BENCH_CASES  which cases, of: buffered direct cached tmpfs bonnie
@@ -26,13 +26,16 @@
 #              file's pages dropped before each reading pass, so that the
 #              reads come from the disk as Bonnie's twice-the-RAM size makes
 #              them (a 512 MiB file stands in for a 48 GiB one).
-#              stripe-bench drops them itself (--drop-cache) before its
-#              clock starts; fio would do it inside its job's time
-#              (--invalidate=1 drops the pages as the job opens the file,
-#              after the job's clock started: some 10 % of a read from the
-#              host's cache), so the script drops them for fio (dd
-#              iflag=nocache count=0, the same posix_fadvise) and runs it
-#              with --invalidate=0.  The write's time includes the fsync
+#              stripe-bench drops them itself (--drop-cache) right
+#              before the pass, outside its clock; fio would do it inside
+#              its job's time (--invalidate=1 drops the pages as the job
+#              opens the file, after the job's clock started: some 10 % of
+#              a read from the host's cache), so it runs with
+#              --invalidate=0 and drops them with --exec_prerun (dd
+#              iflag=nocache count=0, the same posix_fadvise), which fio
+#              runs right before the job, outside its clock.  When they
+#              are dropped matters as much as that they are: see the
+#              virtual machine below.  The write's time includes the fsync
 #              and close (fio --end_fsync=1), as Bonnie's does.  Goal.
 #   direct     disk, O_DIRECT 1M: past the page cache, 1 MiB transfers.  Goal.
 #              stripe-bench --direct offers its buffer huge pages (a transfer
@@ -52,14 +55,42 @@
 #   tmpfs      tmpfs, buffered 8K (when /dev/shm has room): the same, with no
 #              disk under the file at all; no goal
 #   bonnie     stripe-bench and bonnie++ side by side
-#   fio runs with --gtod_reduce=1 and --thread: its per-transfer clock
-#   readings and its process set-up are its own cost, not the I/O's
-#   (bandwidth is still measured).
-#   Below a virtual machine's disk the host keeps a cache of its own; both
-#   tools meet it alike, a sample of each taken one after the other.
+#   fio runs with --gtod_reduce=1: its per-transfer clock readings are its
+#   own cost, not the I/O's (bandwidth is still measured).  Not with
+#   --thread: fio 3.33's main thread then spins on the clock for as long
+#   as the job runs (top shows it at 100 % of a CPU; as a process, the
+#   job leaves the main one asleep), which on a 2-CPU machine takes the
+#   CPU that the disk's completions and the page cache's readahead would
+#   have had.  And with --fadvise_hint=0: by default
+#   it tells the kernel its reads are sequential (POSIX_FADV_SEQUENTIAL),
+#   which doubles the file's readahead window; stripe-bench, as bonnie++,
+#   gives no hint, so both read with the device's own window.
+#   In a virtual machine that hands its free memory back to the host
+#   (virtio-balloon free page reporting), a buffered read from the disk
+#   runs at one of two speeds 2x apart, and timing decides which: the
+#   pages dropped before the read are free memory, reported to the host
+#   within a second or so; a read that starts before that fills its page
+#   cache with pages the host still holds, one that starts after has the
+#   host fault in every page it lands in (pread_loop started 0.5 s after
+#   the drop: 2.5 GB/s; 1 s or more: 1.0-1.5 GB/s; the same 132 requests
+#   of 4 MiB keep the disk busy 0.5 s or 1 s, by /proc/diskstats, while
+#   page_reporting's reported_kib grows by hundreds of MiB).  So each tool
+#   drops the pages itself, right before its pass.  Even so, on such a
+#   machine fio's first read after its own write and rewrite lands in the
+#   slow speed in most samples and stripe-bench's in few (ratios 1.2-1.9
+#   in 15 pairs), while pread_loop, reading fio's file right after it, runs
+#   at stripe-bench's rate: the first read after fio's rewrite pass is
+#   slow whoever makes it (pread_loop in fio's place: 0.7-1.4 GB/s), after
+#   a rewrite done as Bonnie does it (each chunk read and written back in
+#   place) mostly fast, and fio's rewrite (--rw=rw) is the nearest it has.
+#   Where the disk, not the host, sets the rate, none of this shows.
+#   Below the disk the host also keeps a cache of its own; both tools meet
+#   it alike, a sample of each taken one after the other, 15 pairs of them.
 # The bare I/O: after fio's read, pread_loop (tests/bench/pread_loop.c)
 # reads the same file the same way with nothing around the pread() calls
-# (not in the buffered case: fio has just read the file back into memory).
+# (in the buffered case after dropping its pages again, as fio has just
+# read them back into memory; it is then the second read of the file from
+# the disk, where both tools' is the first after a rewrite).
 # stripe/bare and fio/bare say how much of the I/O's own rate each tool
 # keeps; where fio keeps less than stripe-bench, the ratio stripe/fio
 # rises above 1 by fio's bookkeeping, not by anything stripe-bench skips.
@@ -72,7 +103,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=${STRIPE_BIN:-$top/bin}
-reps=${BENCH_REPS:-7}
+reps=${BENCH_REPS:-15}
 mib=${BENCH_MIB:-512}
 bmib=${BONNIE_MIB:-1024}
 cases=${BENCH_CASES:-buffered direct cached tmpfs bonnie}
@@ -150,40 +181,44 @@ sb_rates() {
 }
 
 # bare_rate FILE MODE BS: pread_loop's read of FILE (bytes/s), or 0 where
-# it is not built or the mode reads from the disk (fio just read the file)
+# it is not built; from the disk (MODE device) FILE's pages are dropped
+# right before
 bare_rate() {
 	local -a args
-	[[ -n $bare && $2 != device ]] || { echo 0; return 0; }
+	[[ -n $bare ]] || { echo 0; return 0; }
 	args=("$1" "$(numfmt --from=iec "$3")")
 	[[ $2 != direct ]] || args+=(direct)
+	[[ $2 != device ]] || dd if="$1" iflag=nocache count=0 status=none
 	"$bare" "${args[@]}" || echo 0
 }
 
-# drop_for_fio FILE MODE: in the buffered case, FILE's pages dropped from
-# the page cache before a fio job that reads, outside its clock
-drop_for_fio() {
-	[[ $2 == device ]] || return 0
-	dd if="$1" iflag=nocache count=0 status=none
+# fio_job DIR ARG...: fio's JSON for one job, run in DIR (an
+# --exec_prerun's output file lands there, and the line that names it on
+# standard output is not JSON)
+fio_job() {
+	local where=$1
+	shift
+	(cd "$where" && fio "$@" 2>/dev/null) | sed -n '/^{/,$p'
 }
 
 # fio_rates DIR MODE BS: fio's (psync) write then read of one file, then
 # the bare read of that file
 fio_rates() {
-	local where=$1 mode=$2 bs=$3 w r p common
+	local where=$1 mode=$2 bs=$3 w r p common drop=()
 	settle
 	common=(--filename="$where/fio.data" --bs="$bs" --size="${mib}M" --ioengine=psync
 		--direct="$([[ $mode == direct ]] && echo 1 || echo 0)" --invalidate=0
-		--fallocate=none --gtod_reduce=1 --thread --output-format=json)
+		--fallocate=none --gtod_reduce=1 --fadvise_hint=0 --output-format=json)
 	[[ $mode != direct ]] || common+=("${fio_huge[@]}")
-	w=$(fio --name=write --rw=write --create_on_open=1 --end_fsync=1 "${common[@]}" 2>/dev/null |
+	[[ $mode != device ]] || drop=(--exec_prerun="dd if=fio.data iflag=nocache count=0 status=none")
+	w=$(fio_job "$where" --name=write --rw=write --create_on_open=1 --end_fsync=1 "${common[@]}" |
 		jget 'd["jobs"][0]["write"]["bw_bytes"]')
-	drop_for_fio "$where/fio.data" "$mode"
-	fio --name=rewrite --rw=rw --rwmixread=50 --io_size="$((mib * 2))M" --end_fsync=1 \
-		"${common[@]}" >/dev/null 2>&1
-	drop_for_fio "$where/fio.data" "$mode"
-	r=$(fio --name=read --rw=read "${common[@]}" 2>/dev/null | jget 'd["jobs"][0]["read"]["bw_bytes"]')
+	fio_job "$where" --name=rewrite --rw=rw --rwmixread=50 --io_size="$((mib * 2))M" --end_fsync=1 \
+		"${drop[@]}" "${common[@]}" >/dev/null
+	r=$(fio_job "$where" --name=read --rw=read "${drop[@]}" "${common[@]}" |
+		jget 'd["jobs"][0]["read"]["bw_bytes"]')
 	p=$(bare_rate "$where/fio.data" "$mode" "$bs")
-	rm -f "$where/fio.data"
+	rm -f "$where/fio.data" "$where"/*.prerun.txt
 	printf '%s %s %s\n' "$w" "$r" "$p"
 }
 
@@ -244,9 +279,11 @@ printf '%-30s %12s %12s %7s\n' "case" "stripe MiB/s" "fio MiB/s" "ratio"
 printf '%s\n' "${rows[@]}"
 cat <<'NOTE'
 (the buffered reads come from the disk, the file's pages dropped first, as
-Bonnie's twice-the-RAM size has them; from the page cache a read is a
-memory copy and a system call, and what shows is each tool's own cost per
-call, fio's the larger: see the bare I/O)
+Bonnie's twice-the-RAM size has them; in a virtual machine the host's
+memory and cache set that rate, and the first read after fio's rewrite is
+often the slow one: the bare read of fio's file says what the I/O gives.
+From the page cache a read is a memory copy and a system call, and what
+shows is each tool's own cost per call, fio's the larger)
 NOTE
 if ((${#bares[@]})); then
 	echo
