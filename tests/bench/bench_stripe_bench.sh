@@ -67,25 +67,23 @@
 #   gives no hint, so both read with the device's own window.
 #   In a virtual machine that hands its free memory back to the host
 #   (virtio-balloon free page reporting), a buffered read from the disk
-#   runs at one of two speeds 2x apart, and timing decides which: the
-#   pages dropped before the read are free memory, reported to the host
-#   within a second or so; a read that starts before that fills its page
-#   cache with pages the host still holds, one that starts after has the
-#   host fault in every page it lands in (pread_loop started 0.5 s after
-#   the drop: 2.5 GB/s; 1 s or more: 1.0-1.5 GB/s; the same 132 requests
-#   of 4 MiB keep the disk busy 0.5 s or 1 s, by /proc/diskstats, while
-#   page_reporting's reported_kib grows by hundreds of MiB).  So each tool
-#   drops the pages itself, right before its pass.  Even so, on such a
-#   machine fio's first read after its own write and rewrite lands in the
-#   slow speed in most samples and stripe-bench's in few (ratios 1.2-1.9
-#   in 15 pairs), while pread_loop, reading fio's file right after it, runs
-#   at stripe-bench's rate: the first read after fio's rewrite pass is
-#   slow whoever makes it (pread_loop in fio's place: 0.7-1.4 GB/s), after
-#   a rewrite done as Bonnie does it (each chunk read and written back in
-#   place) mostly fast, and fio's rewrite (--rw=rw) is the nearest it has.
-#   Where the disk, not the host, sets the rate, none of this shows.
-#   Below the disk the host also keeps a cache of its own; both tools meet
-#   it alike, a sample of each taken one after the other, 15 pairs of them.
+#   runs at one of two speeds 2x apart: the pages dropped before the read
+#   are free memory, reported to the host within a second or so, and a
+#   read that fills its page cache with reported pages has the host fault
+#   in every one (pread_loop started 0.5 s after the drop: 2.5 GB/s; 1 s
+#   or more: 1.0-1.5 GB/s; the same 132 requests of 4 MiB keep the disk
+#   busy 0.5 s or 1 s, by /proc/diskstats, while page_reporting's
+#   reported_kib grows by hundreds of MiB).  Which pass it hits is not
+#   even: fio's first read after its own write and rewrite met it in most
+#   samples, stripe-bench's in few, ratios 1.2-1.9 over 15 pairs, each tool
+#   dropping the pages right before its pass.  As root the script holds
+#   the reporting off for the run (page_reporting_order raised to the
+#   largest order the kernel takes, set back on exit); with it held off
+#   the ratio was 1.03, and no memory was reported meanwhile.  Without
+#   root it says the buffered read figures are the host's.  On a machine
+#   with no balloon there is nothing to hold.  Below the disk the host
+#   also keeps a cache of its own; both tools meet it alike, a sample of
+#   each taken one after the other, 15 pairs of them.
 # The bare I/O: after fio's read, pread_loop (tests/bench/pread_loop.c)
 # reads the same file the same way with nothing around the pread() calls
 # (in the buffered case after dropping its pages again, as fio has just
@@ -113,13 +111,15 @@ for t in fio bonnie++ python3; do
 	command -v "$t" >/dev/null || { echo "bench_stripe_bench: $t is not installed (make deps / tools/stripe-deps bench)" >&2; exit 1; }
 done
 
-dir='' shm='' pool_was=''
+dir='' shm='' pool_was='' report_was=''
+reporting=/sys/module/page_reporting/parameters/page_reporting_order
 bare=$top/tests/bench/pread_loop
 [[ -x $bare ]] || bare=
 cleanup() {
 	[[ -n $dir ]] && rm -rf "$dir"
 	[[ -n $shm ]] && rm -rf "$shm"
 	[[ -z $pool_was ]] || echo "$pool_was" >/proc/sys/vm/nr_hugepages
+	[[ -z $report_was ]] || echo "$report_was" >"$reporting"
 	return 0
 }
 trap cleanup EXIT
@@ -155,6 +155,27 @@ huge_pool() {
 	echo $((pool_was + 2)) >"$pool" 2>/dev/null || return 1
 	(($(huge_free) >= 2))
 }
+# hold_reporting: free page reporting held off for the run where the
+# kernel does it and we may (cleanup sets it back), or a word on what that
+# leaves in the figures
+hold_reporting() {
+	local o
+	[[ -e $reporting ]] || return 0
+	if [[ -w $reporting ]]; then
+		report_was=$(<"$reporting")
+		for o in 11 10; do
+			if echo "$o" >"$reporting" 2>/dev/null; then
+				echo "free page reporting held off for the run (page_reporting_order $report_was -> $o)"
+				return 0
+			fi
+		done
+		report_was=''
+	fi
+	echo "free page reporting is on (held off as root): the buffered reads from the disk are the host's" \
+		"to decide, see the bare read"
+}
+hold_reporting
+
 fio_huge=()
 if wanted direct; then
 	if huge_pool; then
@@ -279,11 +300,11 @@ printf '%-30s %12s %12s %7s\n' "case" "stripe MiB/s" "fio MiB/s" "ratio"
 printf '%s\n' "${rows[@]}"
 cat <<'NOTE'
 (the buffered reads come from the disk, the file's pages dropped first, as
-Bonnie's twice-the-RAM size has them; in a virtual machine the host's
-memory and cache set that rate, and the first read after fio's rewrite is
-often the slow one: the bare read of fio's file says what the I/O gives.
-From the page cache a read is a memory copy and a system call, and what
-shows is each tool's own cost per call, fio's the larger)
+Bonnie's twice-the-RAM size has them; in a virtual machine whose free
+memory goes back to the host, the host's faults set that rate unless the
+reporting is held off: the bare read of fio's file says what the I/O
+gives.  From the page cache a read is a memory copy and a system call,
+and what shows is each tool's own cost per call, fio's the larger)
 NOTE
 if ((${#bares[@]})); then
 	echo
