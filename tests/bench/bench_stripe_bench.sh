@@ -114,15 +114,15 @@ for t in fio bonnie++ python3; do
 	command -v "$t" >/dev/null || { echo "bench_stripe_bench: $t is not installed (make deps / tools/stripe-deps bench)" >&2; exit 1; }
 done
 
-dir='' shm='' pool_was='' report_was=''
-reporting=/sys/module/page_reporting/parameters/page_reporting_order
+dir='' shm=''
+knobs=() knobs_were=()
 bare=$top/tests/bench/pread_loop
 [[ -x $bare ]] || bare=
 cleanup() {
 	[[ -n $dir ]] && rm -rf "$dir"
 	[[ -n $shm ]] && rm -rf "$shm"
-	[[ -z $pool_was ]] || echo "$pool_was" >/proc/sys/vm/nr_hugepages
-	[[ -z $report_was ]] || echo "$report_was" >"$reporting"
+	local k
+	for k in "${!knobs[@]}"; do echo "${knobs_were[k]}" >"${knobs[k]}"; done
 	return 0
 }
 trap cleanup EXIT
@@ -146,6 +146,15 @@ settle() { sync; sleep 1; }
 
 wanted() { [[ " $cases " == *" $1 "* ]]; }
 
+# knob_set FILE VALUE: a kernel setting changed for the run, where it may
+# be (as root); cleanup sets it back
+knob_set() {
+	local was
+	[[ -w $1 ]] && was=$(<"$1") || return 1
+	echo "$2" >"$1" 2>/dev/null || return 1
+	knobs+=("$1") knobs_were+=("$was")
+}
+
 # huge_pool: true when two huge pages are free in the hugetlb pool for
 # fio's --mem=shmhuge, growing the pool by two where it may (cleanup
 # shrinks it back)
@@ -153,27 +162,21 @@ huge_free() { awk '/^HugePages_Free:/ { n = $2 } END { print n + 0 }' /proc/memi
 huge_pool() {
 	local pool=/proc/sys/vm/nr_hugepages
 	(($(huge_free) >= 2)) && return 0
-	[[ -w $pool ]] || return 1
-	pool_was=$(<"$pool")
-	echo $((pool_was + 2)) >"$pool" 2>/dev/null || return 1
+	knob_set "$pool" $(($(<"$pool") + 2)) || return 1
 	(($(huge_free) >= 2))
 }
 # hold_reporting: free page reporting held off for the run where the
 # kernel does it and we may (cleanup sets it back), or a word on what that
 # leaves in the figures
 hold_reporting() {
-	local o
-	[[ -e $reporting ]] || return 0
-	if [[ -w $reporting ]]; then
-		report_was=$(<"$reporting")
-		for o in 11 10; do
-			if echo "$o" >"$reporting" 2>/dev/null; then
-				echo "free page reporting held off for the run (page_reporting_order $report_was -> $o)"
-				return 0
-			fi
-		done
-		report_was=''
-	fi
+	local order=/sys/module/page_reporting/parameters/page_reporting_order o
+	[[ -e $order ]] || return 0
+	for o in 11 10; do
+		if knob_set "$order" "$o"; then
+			echo "free page reporting held off for the run (page_reporting_order ${knobs_were[-1]} -> $o)"
+			return 0
+		fi
+	done
 	echo "free page reporting is on (held off as root): the buffered reads from the disk are the host's" \
 		"to decide, see the bare read"
 }
