@@ -1,7 +1,10 @@
 # stripe: userspace toolkit for Linux md RAID arrays.
 # make            builds lib/libstripe.a and bin/stripe-*
-# make check      installs missing build/test packages (root), runs unit + bats tests,
-#                 again under ASan+UBSan, then the fuzzers briefly; ends "N passed, N failed"
+# make check      installs missing build/test packages (root), builds the plain, the
+#                 ASan+UBSan and the fuzzing trees side by side, then runs the unit tests,
+#                 the bats specs of both builds and a short fuzz at once (tests/run-all);
+#                 ends "N passed, N failed, N skipped"
+# make check-full the same with every exhaustive sweep whole (make check samples them)
 # make check-md   compatibility tests against the real md driver (../shared/mdvm)
 # make bench      benchmarks (speed targets live here, never in tests)
 # make fuzz       libFuzzer targets for FUZZ_SECONDS each
@@ -18,10 +21,15 @@ SAN        ?=
 FUZZ_SECONDS ?= 60
 V          ?=
 Q          := $(if $(V),,@)
+# make check's parallelism: builds and test jobs (tests/run-all)
+NPROC      := $(shell nproc 2>/dev/null || echo 2)
 
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+# every object and program records the headers it includes (FILE.d beside it),
+# so touching a header rebuilds only what includes it
+DEPFLAGS   := -MMD -MP
 # libblkid and libmount (util-linux) for the safety probes in lib/probe.c;
 # libext2fs and libcom_err (e2fsprogs) for stripe-check --files in lib/fsmap.c
 PKG_CFLAGS := $(shell pkg-config --cflags blkid mount 2>/dev/null || echo -I/usr/include/blkid -I/usr/include/libmount) \
@@ -36,6 +44,13 @@ LDLIBS     += $(PKG_LIBS) -lpthread
 ifeq ($(SAN),1)
 CFLAGS     += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS    += -fsanitize=address,undefined
+endif
+# SAN=fuzz: the library built once by clang with libFuzzer's coverage hooks
+# (fuzzer-no-link), which each fuzzer then links with libFuzzer's main
+ifeq ($(SAN),fuzz)
+CC         := clang
+CFLAGS     := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+LDFLAGS    += -fsanitize=fuzzer,address,undefined
 endif
 
 LIB_SRC    := $(sort $(wildcard lib/*.c))
@@ -52,18 +67,19 @@ UNITS      := $(UNIT_SRC:%.c=$(O)/%) $(TTOOL_SRC:%.c=$(O)/%)
 BENCHES    := $(BENCH_SRC:%.c=$(O)/%)
 # helpers the bench scripts run beside the tools (not benchmarks themselves)
 BENCH_AIDS := $(O)/tests/bench/fuse_ceiling $(O)/tests/bench/pread_loop
-FUZZERS    := $(FUZZ_SRC:%.c=build/%)
+FUZZERS    := $(FUZZ_SRC:%.c=$(O)/%)
 # stripe-deps and stripe-demo work from a source tree and are not installed
 TOOLS      := $(filter-out tools/stripe-deps tools/stripe-demo,$(sort $(wildcard tools/stripe-*)))
 MANPAGES   := $(sort $(wildcard man/*.[1-8]))
 
-.PHONY: all deps check check-md bench fuzz demo install uninstall clean units
+.PHONY: all deps check check-full check-md check-build bench fuzz fuzzers demo install \
+	uninstall clean units build-plain build-san build-fuzz
 all: $(LIB) $(BINS)
 
-$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h)
+$(O)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  CC      $@')
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -73,57 +89,71 @@ $(LIB): $(LIB_OBJ)
 $(O)/bin/%: bin/%.c $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  LINK    $@')
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-$(O)/tests/unit/%: tests/unit/%.c tests/unit/tap.h $(LIB)
+$(O)/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  LINK    $@')
-	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(O)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  LINK    $@')
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(O)/tests/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  LINK    $@')
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O3 $(WARN) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lisal
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O3 $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lisal
 
-$(O)/bin/stripe-map: bin/map_fuse.h
+$(O)/tests/fuzz/%: tests/fuzz/%.c $(LIB)
+	@mkdir -p $(@D)
+	@$(if $(V),:,echo '  FUZZ    $@')
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 $(O)/bin/stripe-map: private CPPFLAGS += $(FUSE_CFLAGS)
 $(O)/bin/stripe-map: private LDLIBS += $(FUSE_LIBS)
 
-$(O)/tests/bench/fuse_ceiling: tests/bench/fuse_ceiling.c bin/map_fuse.h
+$(O)/tests/bench/fuse_ceiling: tests/bench/fuse_ceiling.c
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  LINK    $@')
-	$(Q)$(CC) $(CPPFLAGS) -Ibin $(FUSE_CFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
+	$(Q)$(CC) $(CPPFLAGS) -Ibin $(FUSE_CFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(FUSE_LIBS)
 
 units: $(UNITS)
+fuzzers: $(FUZZERS)
 
 deps:
 	@tools/stripe-deps
 
-# The test run: normal build, then the same tests under ASan+UBSan, then fuzzers.
-check: deps
+# The three trees make check tests, built side by side under one job server
+build-plain:
 	@$(MAKE) --no-print-directory all units
+build-san:
 	@$(MAKE) --no-print-directory O=build/san SAN=1 all units
+build-fuzz:
+	@if command -v clang >/dev/null; then $(MAKE) --no-print-directory O=build/fuzz SAN=fuzz fuzzers; fi
+check-build:
+	@$(MAKE) --no-print-directory -j$(NPROC) build-plain build-san build-fuzz
+
+# The test run: every job of both builds and the fuzzers at once (tests/run-all)
+check: deps
+	@$(MAKE) --no-print-directory check-build
 	@tests/run-all "$(CURDIR)"
 
-check-md: all units
+check-full: deps
+	@$(MAKE) --no-print-directory check-build
+	@STRIPE_FULL=1 tests/run-all "$(CURDIR)"
+
+check-md: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all units
 	@tests/run-md "$(CURDIR)"
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHES) $(BENCH_AIDS)
 	@tests/bench/run "$(CURDIR)"
 
-build/tests/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
-	@mkdir -p $(@D)
-	@$(if $(V),:,echo '  FUZZ    $@')
-	$(Q)clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$(WARN) -o $@ $< $(LIB_SRC) $(LDLIBS)
-
-fuzz: $(FUZZERS)
+fuzz:
+	@$(MAKE) --no-print-directory O=build/fuzz SAN=fuzz fuzzers
 	@tests/fuzz/run "$(CURDIR)" $(FUZZ_SECONDS)
 
 demo: deps all
@@ -143,5 +173,11 @@ uninstall:
 	for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
 	rm -f $(DESTDIR)$(COMPDIR)/stripe
 
+# everything the builds make: build/ holds the sanitized, fuzzing and test
+# trees; the plain tree sits beside the sources
+CLEAN      := $(LIB_OBJ) $(LIB) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
 clean:
-	rm -rf build lib/*.o $(LIB) $(BINS) $(UNITS) $(BENCHES)
+	rm -rf build
+	rm -f $(CLEAN) $(CLEAN:%=%.d) $(LIB_OBJ:%.o=%.d)
+
+-include $(LIB_OBJ:%.o=%.d) $(BINS:%=%.d) $(UNITS:%=%.d) $(BENCHES:%=%.d) $(BENCH_AIDS:%=%.d) $(FUZZERS:%=%.d)

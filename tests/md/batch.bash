@@ -38,7 +38,7 @@ MDVM=${MDVM:-$TOP/../shared/mdvm/mdvm}
 BATCH_VM_SCRIPT=$BATS_TEST_DIRNAME/batch-assemble.vm.sh
 ARRAYS=${ARRAYS:-$BATS_FILE_TMPDIR/arrays}
 VMOUT=$ARRAYS/vm	# each VM's output (batch-NN.txt) and out dir (out-NN/)
-BATCH_LOGS=${BATCH_LOGS:-$TOP/build/test-logs/$(basename "$BATS_TEST_FILENAME" .bats)}
+BATCH_LOGS=${BATCH_LOGS:-${STRIPE_LOGS:-$TOP/build/test-logs-md}/$(basename "$BATS_TEST_FILENAME" .bats)}
 
 mk() {
 	mk_array "$@" && batch_add "$1"
@@ -138,7 +138,7 @@ _batch_launch() {
 _batch() {
 	local b=$1 t0=$SECONDS rc=0
 	shift
-	"$MDVM" run --timeout "$MD_BATCH_TIMEOUT" --out "$VMOUT/out-$b" --out-size 16 "$@" \
+	vm_slot "$MDVM" run --timeout "$MD_BATCH_TIMEOUT" --out "$VMOUT/out-$b" --out-size 16 "$@" \
 		> "$VMOUT/batch-$b.txt" 2>&1 || rc=$?
 	echo "T: batch=$b rc=$rc secs=$((SECONDS - t0)) arrays=$(sed -n 's/^R: name=\([^ ]*\).*/\1/p' "$VMOUT/batch-$b.txt" | tr '\n' ' ')" \
 		>> "$VMOUT/batch-$b.txt"

@@ -9,10 +9,31 @@ md_ready() {
 	[ -e "${MDVM_CACHE:-/var/cache/mdvm}/vmlinuz" ] || skip "md VM not set up (run ../shared/mdvm/mdvm setup as root)"
 }
 
+# vm_slot CMD...: CMD (a VM boot) once one of MD_VM_SLOTS places is free.
+# make check-md runs its spec files side by side, and each boot emulates a
+# CPU: more of them at once than the machine has CPUs only makes each one
+# slower, towards its time-out.  The places are locks on files (flock -n,
+# as util-linux's tests take their resources); 75 is flock's answer when
+# the place is taken.
+MD_VM_SLOTS=${MD_VM_SLOTS:-$(nproc)}
+MD_LOCKS=${MD_LOCKS:-$TOP/build/md-locks}
+vm_slot() {
+	local i rc
+	mkdir -p "$MD_LOCKS"
+	while :; do
+		for ((i = 0; i < MD_VM_SLOTS; i++)); do
+			flock -n -E 75 "$MD_LOCKS/vm$i" "$@"
+			rc=$?
+			[ $rc = 75 ] || return $rc
+		done
+		sleep 0.2
+	done
+}
+
 # md_assemble MEMBER...: boots md on the members (snapshot: never changes
 # them) and leaves its AC: lines in $output.
 md_assemble() {
-	run "$AC" "$@"
+	run vm_slot "$AC" "$@"
 }
 
 # ac KEY: a value from assemble-check's "AC: KEY=value" lines in $output.

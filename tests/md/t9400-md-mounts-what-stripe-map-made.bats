@@ -3,7 +3,7 @@
 # mapped file (loop-mounted) is one md assembles, finds clean and without
 # mismatches, mounts, and reads the same files from: a whole RAID5 and a
 # RAID6 mapped with a member missing.  One VM boot for both
-# (map-mount.vm.sh); its output is kept in build/test-logs/t9400-md-mounts-what-stripe-map-made.txt.
+# (map-mount.vm.sh); its output is kept in build/test-logs-md/t9400-md-mounts-what-stripe-map-made.txt.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -45,10 +45,10 @@ setup_file() {
 	rm "$W/d3.img"
 	fill degraded "$W"/d{0,1,2,4}.img
 	[ -x "$MDVM" ] && [ -e "${MDVM_CACHE:-/var/cache/mdvm}/vmlinuz" ] || return 0
-	mkdir -p "$TOP/build/test-logs"
-	"$MDVM" run --timeout 300 $(printf -- '--disk-snap %s ' "$W"/w{0,1,2,3}.img "$W"/d{0,1,2,4}.img) \
+	vm_slot "$MDVM" run --timeout 300 $(printf -- '--disk-snap %s ' "$W"/w{0,1,2,3}.img "$W"/d{0,1,2,4}.img) \
 		-- "$VM_SCRIPT" 4 > "$W/vm.txt" 2>&1 || true
-	cp "$W/vm.txt" "$TOP/build/test-logs/t9400-md-mounts-what-stripe-map-made.txt"
+	mkdir -p "${STRIPE_LOGS:-$TOP/build/test-logs-md}"
+	cp "$W/vm.txt" "${STRIPE_LOGS:-$TOP/build/test-logs-md}/t9400-md-mounts-what-stripe-map-made.txt"
 }
 
 setup() {
