@@ -121,21 +121,17 @@ offered() {
 }
 
 @test "every long option in a tool's --help heads an entry of its man page's OPTIONS" {
-	local opt missing=""
+	local t missing=""
 	for t in $(tools); do
-		for opt in $(help_options "$t"); do
-			man_option_tags "$MAN/$t.1" | grep -qx -- "$opt" || missing+=" $t:$opt"
-		done
+		missing+=$(comm -23 <(help_options "$t") <(man_option_tags "$MAN/$t.1") | sed "s/^/ $t:/" | tr -d '\n')
 	done
 	[ -z "$missing" ] || fail "not in the man page:$missing"
 }
 
 @test "every option a man page's OPTIONS documents is one its tool's --help knows" {
-	local opt extra=""
+	local t extra=""
 	for t in $(tools); do
-		for opt in $(man_option_tags "$MAN/$t.1"); do
-			help_options "$t" | grep -qx -- "$opt" || extra+=" $t:$opt"
-		done
+		extra+=$(comm -13 <(help_options "$t") <(man_option_tags "$MAN/$t.1") | sed "s/^/ $t:/" | tr -d '\n')
 	done
 	[ -z "$extra" ] || fail "documented but not in --help:$extra"
 }
@@ -180,12 +176,10 @@ offered() {
 }
 
 @test "the completion offers no long option its tool's --help does not know" {
-	local opt extra=""
+	local t extra=""
 	for t in $(tools); do
 		complete_line "$t" --
-		for opt in "${COMPREPLY[@]}"; do
-			help_options "$t" | grep -qx -- "$opt" || extra+=" $t:$opt"
-		done
+		extra+=$(comm -13 <(help_options "$t") <(printf '%s\n' "${COMPREPLY[@]}" | sort -u) | sed "s/^/ $t:/" | tr -d '\n')
 	done
 	[ -z "$extra" ] || fail "offered but not in --help:$extra"
 }

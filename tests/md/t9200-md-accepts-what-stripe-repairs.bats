@@ -28,5 +28,5 @@ setup() {
 	md_assemble $m
 	[ "$(ac result)" = assembled ] || fail "md did not assemble: $output"
 	[ "$(ac mismatch_cnt)" = 0 ]
-	[ "$(ac array_sha256)" = "$(stripe-read $m | sha256sum | cut -d' ' -f1)" ]
+	[ "$(ac array_sha256)" = "$(stripe-read $m | sha)" ]
 }
