@@ -175,9 +175,10 @@ uninstall:
 
 # everything the builds make: build/ holds the sanitized, fuzzing and test
 # trees; the plain tree sits beside the sources
-CLEAN      := $(LIB_OBJ) $(LIB) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
+BUILT      := $(LIB_OBJ) $(LIB) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
+DEPFILES   := $(LIB_OBJ:%.o=%.d) $(BINS:%=%.d) $(UNITS:%=%.d) $(BENCHES:%=%.d) $(BENCH_AIDS:%=%.d)
 clean:
 	rm -rf build
-	rm -f $(CLEAN) $(CLEAN:%=%.d) $(LIB_OBJ:%.o=%.d)
+	rm -f $(BUILT) $(DEPFILES)
 
--include $(LIB_OBJ:%.o=%.d) $(BINS:%=%.d) $(UNITS:%=%.d) $(BENCHES:%=%.d) $(BENCH_AIDS:%=%.d) $(FUZZERS:%=%.d)
+-include $(DEPFILES) $(FUZZERS:%=%.d)

@@ -60,3 +60,44 @@ TOOLS="stripe-examine stripe-read stripe-map"
 	make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr > /dev/null
 	[ -z "$(find "$d" -type f -o -type l)" ]
 }
+
+# includers HEADER: the library and tool sources that include HEADER, by
+# itself or through a header of lib/ that does, one a line.
+includers() {
+	local hs=("$1") h n=0
+	while [ ${#hs[@]} -ne $n ]; do
+		n=${#hs[@]}
+		for h in $(grep -lE "#include \"($(IFS='|'; echo "${hs[*]}"))\"" "$TOP"/lib/*.h); do
+			h=${h##*/}
+			[[ " ${hs[*]} " == *" $h "* ]] || hs+=("$h")
+		done
+	done
+	grep -lE "#include \"($(IFS='|'; echo "${hs[*]}"))\"" "$TOP"/lib/*.c | sed "s|^$TOP/||" | sort
+}
+
+@test "a changed header recompiles only the library objects whose sources include it" {
+	plain_suite_only
+	make -s -q -C "$TOP" all || skip "the plain tree is not built"
+	local h want got
+	for h in bitmap.h layout.h; do
+		want=$(includers "$h" | sed 's/\.c$/.o/')
+		got=$(make -s -n -C "$TOP" -W "lib/$h" all | grep -oE -- '-c -o (\./)?lib/[a-z0-9_]+\.o' |
+			sed -E 's/^-c -o (\.\/)?//' | sort)
+		[ -n "$want" ] && [ "$want" = "$got" ] || fail "$h: recompiles [$got], included by [$want]"
+	done
+}
+
+@test "make clean removes every build output the tree holds, the bench helpers too" {
+	plain_suite_only
+	git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	local list f missing=""
+	list=" $(make -s -n -C "$TOP" clean | sed 's|\./||g' | tr '\n' ' ') "
+	[[ $list == *" rm -rf build "* ]] || fail "make clean does not remove build/: $list"
+	while read -r f; do
+		[[ $list == *" $f "* ]] || missing+=" $f"
+	done < <(git -C "$TOP" status --ignored --porcelain=v1 | sed -n 's/^!! //p' | grep -v '^build/$')
+	for f in tests/bench/fuse_ceiling tests/bench/pread_loop tests/bench/bench_parity lib/libstripe.a; do
+		[[ $list == *" $f "* ]] || missing+=" $f"
+	done
+	[ -z "$missing" ] || fail "left by make clean:$missing"
+}
