@@ -7,6 +7,12 @@ load helpers
 
 setup_file() {
 	fixtures_ready
+	# the facts of every set, gathered once for the specs that compare them
+	local set
+	mkdir -p "$BATS_FILE_TMPDIR/facts"
+	for set in $(all_sets); do
+		facts "$set" > "$BATS_FILE_TMPDIR/facts/$set"
+	done
 }
 
 # facts SET: one line of the assembled view, then one line per member, from
@@ -21,10 +27,10 @@ facts() {
 }
 
 @test "examine of every fixture set agrees with its MANIFEST (level, layout, chunk, devices, size, uuid)" {
-	local set bad="" level devs size chunk layout uuid want_uuid line f
+	local set bad="" level devs size chunk layout uuid want_uuid f
 	for set in $(all_sets); do
 		read_manifest "$set"
-		mapfile -t f < <(facts "$set")
+		mapfile -t f < "$BATS_FILE_TMPDIR/facts/$set"
 		IFS=$'\t' read -r level devs size chunk layout uuid <<<"${f[0]}"
 		[ "$level" = "${MF[level]}" ] || bad+=" $set:level"
 		[ "$devs" = "${MF[raid_devices]}" ] || bad+=" $set:devices"
@@ -36,13 +42,8 @@ facts() {
 		raid5|raid6|raid10) [ "$layout" = "${MF[layout_num]}" ] || bad+=" $set:layout" ;;
 		esac
 		# the first "Array UUID :" (1.x) or "UUID :" (0.90) line of md's examine
-		want_uuid=
-		while IFS= read -r line; do
-			if [[ $line =~ ^\ *(Array\ )?UUID\ :\ ([0-9a-f:]*) ]]; then
-				want_uuid=${BASH_REMATCH[2]}
-				break
-			fi
-		done < "$TOP/tests/fixtures/$set/examine-0.txt"
+		want_uuid=$(sed -nE '/^ *(Array )?UUID : /{s/^ *(Array )?UUID : ([0-9a-f:]*).*/\2/p;q}' \
+			"$TOP/tests/fixtures/$set/examine-0.txt")
 		[ "$uuid" = "$want_uuid" ] || bad+=" $set:uuid"
 	done
 	[ -z "$bad" ] || fail "disagreements:$bad"
@@ -58,24 +59,21 @@ facts() {
 			[ "$off" = "${MF[member$n.data_offset_sectors]}" ] || bad+=" $set/$n:offset"
 			[ "$ev" = "${MF[member$n.events]}" ] || bad+=" $set/$n:events"
 			n=$((n + 1))
-		done < <(facts "$set" | tail -n +2)
+		done < <(tail -n +2 "$BATS_FILE_TMPDIR/facts/$set")
 		[ "$n" = "$(members "$set" | wc -l)" ] || bad+=" $set:$n-members-examined"
 	done
 	[ -z "$bad" ] || fail "disagreements:$bad"
 }
 
 @test "examine's super offset matches mdadm --examine's for every 1.x member" {
-	local set n bad="" want role off ev sb line
+	local set n bad="" want role off ev sb
 	for set in $(all_sets); do
 		n=0
 		while IFS=$'\t' read -r role off ev sb; do
-			want=
-			while IFS= read -r line; do
-				[[ $line =~ ^\ *Super\ Offset\ :\ ([0-9]*)\ sectors ]] && want=${BASH_REMATCH[1]}
-			done < "$TOP/tests/fixtures/$set/examine-$n.txt"
+			want=$(sed -n 's/^ *Super Offset : \([0-9]*\) sectors.*/\1/p' "$TOP/tests/fixtures/$set/examine-$n.txt")
 			[ -z "$want" ] || [ "$sb" = "$want" ] || bad+=" $set/$n"
 			n=$((n + 1))
-		done < <(facts "$set" | tail -n +2)
+		done < <(tail -n +2 "$BATS_FILE_TMPDIR/facts/$set")
 	done
 	[ -z "$bad" ] || fail "super offsets differ:$bad"
 }
