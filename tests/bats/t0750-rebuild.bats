@@ -503,15 +503,16 @@ recovery_offset() {
 }
 
 # kill_half_way TARGET SURVIVOR... -- REBUILD_ARGS...: stripe-rebuild with
-# those arguments, SIGKILLed once it has recorded its start on every
-# survivor (their events move on); tried again (TARGET removed) when the
-# rebuild ended first, five times at most.  Fails when the rebuild exits
-# with anything but the kill.  The watch costs no process until every
-# survivor was written after the start (a rebuild writes nothing else to
-# them), and only then asks mdadm for the events: a watch that ran mdadm
-# each round lost the race to the rebuild on a busy machine.
+# those arguments, SIGKILLed once it has recorded its start: TARGET and
+# every survivor at the same new events (a first step that moves only the
+# survivors' events, such as marking the array dirty, is not the start);
+# tried again (TARGET removed) when the rebuild ended first, five times at
+# most.  Fails when the rebuild exits with anything but the kill.  The
+# watch costs no process until TARGET and every survivor were written
+# after the start, and only then asks mdadm for the events: a watch that
+# ran mdadm each round lost the race to the rebuild on a busy machine.
 kill_half_way() {
-	local target=$1 pid st tries i ev0 moved nap
+	local target=$1 pid st tries i ev0 ev moved nap
 	local -a surv=()
 	shift
 	while [ "$1" != -- ]; do surv+=("$1"); shift; done
@@ -525,12 +526,14 @@ kill_half_way() {
 		pid=$!
 		while kill -0 $pid 2>/dev/null; do
 			moved=1
-			for i in "${surv[@]}"; do
+			for i in "$target" "${surv[@]}"; do
 				[ "$i" -nt "$D/half.start" ] || { moved=0; break; }
 			done
 			if [ $moved = 1 ]; then
+				ev=$(events_of "$target")
+				[ -n "$ev" ] && [ "$ev" != "$ev0" ] || moved=0
 				for i in "${surv[@]}"; do
-					[ "$(events_of "$i")" != "$ev0" ] || { moved=0; break; }
+					[ $moved = 1 ] && [ "$(events_of "$i")" = "$ev" ] || { moved=0; break; }
 				done
 				[ $moved = 0 ] || break
 			fi
@@ -554,8 +557,8 @@ kill_half_way() {
 	for meta in 1.2 0.90; do
 		dir=$D/half-$meta
 		mkdir -p "$dir"
-		stripe-create -q -l 6 -n 5 -c 64K -e "$meta" --image-size 64M "$dir"/m{0..4}.img
-		head -c 150M /dev/urandom | stripe-write -q --progress none "$dir"/m{0..4}.img
+		stripe-create -q -l 6 -n 5 -c 64K -e "$meta" --image-size 128M "$dir"/m{0..4}.img
+		head -c 380M /dev/urandom | stripe-write -q --progress none "$dir"/m{0..4}.img
 		rm "$dir/m1.img" "$dir/m3.img"
 		kill_half_way "$dir/new1.img" "$dir"/m{0,2,4}.img -- \
 			--replace 1="$dir/new1.img" "$dir"/m{0,2,4}.img
