@@ -56,16 +56,19 @@ plain_suite_only() {
 # with (I + STRIPE_SAMPLE_SEED) divisible by N, so that it stays fast and
 # another seed visits others.  A two-way sweep passes the difference of its
 # two indexes (I = a - b + N * something) to visit a diagonal: every value of
-# each index, in a different pairing for every seed.
+# each index, in a different pairing for every seed.  Each call counts the
+# item, and each visit, for swept.
+SWEPT_ITEMS=0 SWEPT_VISITS=0
 in_sample() {
-	[ -n "${STRIPE_FULL:-}" ] && return 0
-	(((($1 + ${STRIPE_SAMPLE_SEED:-0}) % $2 + $2) % $2 == 0))
+	SWEPT_ITEMS=$((SWEPT_ITEMS + 1))
+	[ -n "${STRIPE_FULL:-}" ] || (((($1 + ${STRIPE_SAMPLE_SEED:-0}) % $2 + $2) % $2 == 0)) || return 1
+	SWEPT_VISITS=$((SWEPT_VISITS + 1))
 }
 
-# swept VISITED TOTAL: says in the TAP output how much of a sweep ran.
+# swept: says in the TAP output how much of the test's sweep ran.
 swept() {
-	[ "$1" -eq "$2" ] && return 0
-	echo "# swept $1 of $2 (make check-full sweeps all; STRIPE_SAMPLE_SEED picks others)" >&3
+	[ "$SWEPT_VISITS" -eq "$SWEPT_ITEMS" ] && return 0
+	echo "# swept $SWEPT_VISITS of $SWEPT_ITEMS (make check-full sweeps all; STRIPE_SAMPLE_SEED picks others)" >&3
 }
 
 fixtures_ready() {

@@ -65,53 +65,49 @@ mdadm_layout() {
 }
 
 @test "every level on every metadata version reads back what was written and mdadm accepts it" {
-	local out="" levels=(0 1 4 5 6 10) metas=(0.90 1.0 1.1 1.2) l m devs n=0
+	local out="" levels=(0 1 4 5 6 10) metas=(0.90 1.0 1.1 1.2) l m devs
 	for m in "${!metas[@]}"; do
 		for l in "${!levels[@]}"; do
 			in_sample $((l - m + 4)) 4 || continue
-			n=$((n + 1))
 			devs=4
 			[ "${levels[l]}" = 1 ] && devs=2
 			out+=$(roundtrip "l${levels[l]}-m${metas[m]}" "${levels[l]}" "" "${metas[m]}" "$devs")
 		done
 	done
-	swept "$n" 24
+	swept
 	[ -z "$out" ] || fail "$out"
 }
 
 @test "every raid5 layout reads back what was written and mdadm names the layout" {
-	local out="" layouts=(left-asymmetric right-asymmetric left-symmetric right-symmetric parity-first parity-last) i n=0
+	local out="" layouts=(left-asymmetric right-asymmetric left-symmetric right-symmetric parity-first parity-last) i
 	for i in "${!layouts[@]}"; do
 		in_sample "$i" 2 || continue
-		n=$((n + 1))
 		out+=$(roundtrip "r5-${layouts[i]}" 5 "${layouts[i]}" 1.2 4)
 	done
-	swept "$n" ${#layouts[@]}
+	swept
 	[ -z "$out" ] || fail "$out"
 }
 
 @test "every raid6 layout reads back what was written and mdadm names the layout" {
-	local out="" i n=0 layouts=(left-asymmetric right-asymmetric left-symmetric right-symmetric parity-first
+	local out="" i layouts=(left-asymmetric right-asymmetric left-symmetric right-symmetric parity-first
 		parity-last ddf-zero-restart ddf-N-restart ddf-N-continue left-asymmetric-6 right-asymmetric-6
 		left-symmetric-6 right-symmetric-6 parity-first-6)
 	for i in "${!layouts[@]}"; do
 		in_sample "$i" 3 || continue
-		n=$((n + 1))
 		out+=$(roundtrip "r6-${layouts[i]}" 6 "${layouts[i]}" 1.2 5)
 	done
-	swept "$n" ${#layouts[@]}
+	swept
 	[ -z "$out" ] || fail "$out"
 }
 
 @test "raid10 near, far and offset layouts read back what was written" {
-	local out="" layouts=(n2 n3 f2 f3 o2 o3) i n=0
+	local out="" layouts=(n2 n3 f2 f3 o2 o3) i
 	# one in two: the two or the three copies of each kind, by seed
 	for i in "${!layouts[@]}"; do
 		in_sample "$i" 2 || continue
-		n=$((n + 1))
 		out+=$(roundtrip "r10-${layouts[i]}" 10 "${layouts[i]}" 1.2 4)
 	done
-	swept "$n" ${#layouts[@]}
+	swept
 	out+=$(roundtrip "r10-f2-odd" 10 f2 1.2 3)
 	[ -z "$out" ] || fail "$out"
 }

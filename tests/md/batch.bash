@@ -38,7 +38,7 @@ MDVM=${MDVM:-$TOP/../shared/mdvm/mdvm}
 BATCH_VM_SCRIPT=$BATS_TEST_DIRNAME/batch-assemble.vm.sh
 ARRAYS=${ARRAYS:-$BATS_FILE_TMPDIR/arrays}
 VMOUT=$ARRAYS/vm	# each VM's output (batch-NN.txt) and out dir (out-NN/)
-BATCH_LOGS=${BATCH_LOGS:-${STRIPE_LOGS:-$TOP/build/test-logs-md}/$(basename "$BATS_TEST_FILENAME" .bats)}
+BATCH_LOGS=${BATCH_LOGS:-$MD_LOGS/$(basename "$BATS_TEST_FILENAME" .bats)}
 
 mk() {
 	mk_array "$@" && batch_add "$1"

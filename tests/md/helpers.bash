@@ -3,6 +3,8 @@
 load ../bats/helpers
 
 AC=$(dirname "${MDVM:-$TOP/../shared/mdvm/mdvm}")/assemble-check
+# where the VMs' output is kept to look at after the run
+MD_LOGS=${STRIPE_LOGS:-$TOP/build/test-logs-md}
 
 md_ready() {
 	[ -x "$AC" ] || skip "no md VM harness ($AC)"

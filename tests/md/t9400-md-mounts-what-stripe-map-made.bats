@@ -47,8 +47,8 @@ setup_file() {
 	[ -x "$MDVM" ] && [ -e "${MDVM_CACHE:-/var/cache/mdvm}/vmlinuz" ] || return 0
 	vm_slot "$MDVM" run --timeout 300 $(printf -- '--disk-snap %s ' "$W"/w{0,1,2,3}.img "$W"/d{0,1,2,4}.img) \
 		-- "$VM_SCRIPT" 4 > "$W/vm.txt" 2>&1 || true
-	mkdir -p "${STRIPE_LOGS:-$TOP/build/test-logs-md}"
-	cp "$W/vm.txt" "${STRIPE_LOGS:-$TOP/build/test-logs-md}/t9400-md-mounts-what-stripe-map-made.txt"
+	mkdir -p "$MD_LOGS"
+	cp "$W/vm.txt" "$MD_LOGS/t9400-md-mounts-what-stripe-map-made.txt"
 }
 
 setup() {
