@@ -30,8 +30,8 @@ WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-par
 # every object and program records the headers it includes (FILE.d beside it),
 # so touching a header rebuilds only what includes it
 DEPFLAGS   := -MMD -MP
-# libblkid and libmount (util-linux) for the safety probes in lib/probe.c;
-# libext2fs and libcom_err (e2fsprogs) for stripe-check --files in lib/fsmap.c
+# libblkid and libmount (util-linux) for the safety probes in lib/io/probe.c;
+# libext2fs and libcom_err (e2fsprogs) for stripe-check --files in lib/raid/fsmap.c
 PKG_CFLAGS := $(shell pkg-config --cflags blkid mount 2>/dev/null || echo -I/usr/include/blkid -I/usr/include/libmount) \
 	      $(shell pkg-config --cflags ext2fs com_err 2>/dev/null || echo -I/usr/include/ext2fs -I/usr/include/et)
 PKG_LIBS   := $(shell pkg-config --libs blkid mount 2>/dev/null || echo -lblkid -lmount) \
@@ -53,7 +53,7 @@ CFLAGS     := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-r
 LDFLAGS    += -fsanitize=fuzzer,address,undefined
 endif
 
-LIB_SRC    := $(sort $(wildcard lib/*.c))
+LIB_SRC    := $(sort $(wildcard lib/*/*.c))
 BIN_SRC    := $(sort $(wildcard bin/stripe-*.c))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 TTOOL_SRC  := $(sort $(wildcard tests/tools/*.c))

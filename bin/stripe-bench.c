@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "bench.h"
-#include "benchout.h"
-#include "cli.h"
-#include "json.h"
-#include "probe.h"
+#include "md/array.h"
+#include "bench/bench.h"
+#include "bench/benchout.h"
+#include "cli/cli.h"
+#include "util/json.h"
+#include "io/probe.h"
 
 #define TOOL "stripe-bench"
 

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "cli.h"
-#include "fsmap.h"
-#include "json.h"
-#include "probe.h"
-#include "progress.h"
+#include "raid/check.h"
+#include "cli/cli.h"
+#include "raid/fsmap.h"
+#include "util/json.h"
+#include "io/probe.h"
+#include "util/progress.h"
 
 #define TOOL "stripe-check"
 

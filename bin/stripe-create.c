@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "create.h"
-#include "json.h"
-#include "probe.h"
+#include "cli/cli.h"
+#include "md/create.h"
+#include "util/json.h"
+#include "io/probe.h"
 
 #define TOOL "stripe-create"
 

@@ -6,11 +6,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "array.h"
-#include "badblocks.h"
-#include "bitmap.h"
-#include "cli.h"
-#include "json.h"
+#include "md/array.h"
+#include "md/badblocks.h"
+#include "md/bitmap.h"
+#include "cli/cli.h"
+#include "util/json.h"
 
 #define TOOL "stripe-examine"
 

@@ -28,13 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "cli.h"
+#include "md/array.h"
+#include "cli/cli.h"
 #include "map_fuse.h"
-#include "probe.h"
-#include "rangelock.h"
-#include "stripe.h"
-#include "writeq.h"
+#include "io/probe.h"
+#include "io/rangelock.h"
+#include "raid/stripe.h"
+#include "io/writeq.h"
 
 #define TOOL "stripe-map"
 #define FILE_NAME "array"

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "cli.h"
-#include "stripe.h"
+#include "md/array.h"
+#include "cli/cli.h"
+#include "raid/stripe.h"
 
 #define TOOL "stripe-read"
 

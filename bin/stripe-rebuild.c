@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "cli.h"
-#include "fsmap.h"
-#include "json.h"
-#include "probe.h"
-#include "progress.h"
-#include "rebuild.h"
+#include "md/array.h"
+#include "cli/cli.h"
+#include "raid/fsmap.h"
+#include "util/json.h"
+#include "io/probe.h"
+#include "util/progress.h"
+#include "raid/rebuild.h"
 
 #define TOOL "stripe-rebuild"
 #define MAX_PATHS 512

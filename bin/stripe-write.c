@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "cli.h"
-#include "probe.h"
-#include "progress.h"
-#include "stripe.h"
+#include "md/array.h"
+#include "cli/cli.h"
+#include "io/probe.h"
+#include "util/progress.h"
+#include "raid/stripe.h"
 
 #define TOOL "stripe-write"
 

@@ -61,27 +61,28 @@ TOOLS="stripe-examine stripe-read stripe-map"
 	[ -z "$(find "$d" -type f -o -type l)" ]
 }
 
-# includers HEADER: the library and tool sources that include HEADER, by
-# itself or through a header of lib/ that does, one a line.
+# includers HEADER: the library sources that include HEADER (a path under
+# lib/, as the includes spell it), by itself or through a header of lib/
+# that does, one a line.
 includers() {
 	local hs=("$1") h n=0
 	while [ ${#hs[@]} -ne $n ]; do
 		n=${#hs[@]}
-		for h in $(grep -lE "#include \"($(IFS='|'; echo "${hs[*]}"))\"" "$TOP"/lib/*.h); do
-			h=${h##*/}
+		for h in $(grep -lE "#include \"($(IFS='|'; echo "${hs[*]}"))\"" "$TOP"/lib/*/*.h); do
+			h=${h#"$TOP"/lib/}
 			[[ " ${hs[*]} " == *" $h "* ]] || hs+=("$h")
 		done
 	done
-	grep -lE "#include \"($(IFS='|'; echo "${hs[*]}"))\"" "$TOP"/lib/*.c | sed "s|^$TOP/||" | sort
+	grep -lE "#include \"($(IFS='|'; echo "${hs[*]}"))\"" "$TOP"/lib/*/*.c | sed "s|^$TOP/||" | sort
 }
 
 @test "a changed header recompiles only the library objects whose sources include it" {
 	plain_suite_only
 	make -s -q -C "$TOP" all || skip "the plain tree is not built"
 	local h want got
-	for h in bitmap.h layout.h; do
+	for h in md/bitmap.h md/layout.h; do
 		want=$(includers "$h" | sed 's/\.c$/.o/')
-		got=$(make -s -n -C "$TOP" -W "lib/$h" all | grep -oE -- '-c -o (\./)?lib/[a-z0-9_]+\.o' |
+		got=$(make -s -n -C "$TOP" -W "lib/$h" all | grep -oE -- '-c -o (\./)?lib/[a-z]+/[a-z0-9_]+\.o' |
 			sed -E 's/^-c -o (\.\/)?//' | sort)
 		[ -n "$want" ] && [ "$want" = "$got" ] || fail "$h: recompiles [$got], included by [$want]"
 	done

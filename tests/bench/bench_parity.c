@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "parity.h"
+#include "raid/parity.h"
 
 #define CHUNK   (64 * 1024)      /* chunk of the main rows */
 #define STREAM  ((size_t)256 << 20)   /* data bytes of the stream geometry */

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dev.h"
+#include "io/dev.h"
 
 static uint64_t now_ns(void)
 {

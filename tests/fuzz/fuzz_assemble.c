@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "endian.h"
-#include "stripe.h"
-#include "super1.h"
+#include "md/array.h"
+#include "util/endian.h"
+#include "raid/stripe.h"
+#include "md/super1.h"
 
 #define MEMBER_BYTES (256 * 1024)
 #define DATA_OFFSET 64

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "badblocks.h"
-#include "bitmap.h"
-#include "super.h"
+#include "md/badblocks.h"
+#include "md/bitmap.h"
+#include "md/super.h"
 
 #define IMG_BYTES (160 * 1024)
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev.h"
-#include "endian.h"
-#include "super.h"
+#include "io/dev.h"
+#include "util/endian.h"
+#include "md/super.h"
 
 int main(int argc, char **argv)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "benchout.h"
+#include "bench/bench.h"
+#include "bench/benchout.h"
 #include "tap.h"
 
 /* A figure of bytes moved in ms milliseconds with cpu_ms of CPU time. */

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "layout.h"
+#include "md/layout.h"
 #include "tap.h"
 
 #define CELL_P (-1)

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "create.h"
-#include "stripe.h"
+#include "md/array.h"
+#include "md/create.h"
+#include "raid/stripe.h"
 #include "tap.h"
 
 #define MEMBER_BYTES (8u << 20)

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "parity.h"
+#include "raid/parity.h"
 #include "tap.h"
 
 #define MAXN 16

@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "pool.h"
+#include "io/pool.h"
 #include "tap.h"
 
 #define ITEMS 7

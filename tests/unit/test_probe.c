@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "io/probe.h"
 #include "tap.h"
 
 static char tmp[256];

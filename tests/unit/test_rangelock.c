@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "rangelock.h"
+#include "io/rangelock.h"
 #include "tap.h"
 
 enum { READS, WRITES };

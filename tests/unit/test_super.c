@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bitmap.h"
-#include "badblocks.h"
-#include "super.h"
+#include "md/bitmap.h"
+#include "md/badblocks.h"
+#include "md/super.h"
 #include "tap.h"
 
 static const char *fixtures;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "writeq.h"
+#include "io/writeq.h"
 
 #define KIB 1024u
 

@@ -1,0 +1,226 @@
+/* dev: member I/O on regular files and block devices (size via BLKGETSIZE64). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/dev.h"
+
+static int dev_size(struct dev *dv, const struct stat *st, struct diag *d)
+{
+	if (!dv->is_blockdev) {
+		dv->size = (uint64_t)st->st_size;
+		return 0;
+	}
+	if (ioctl(dv->fd, BLKGETSIZE64, &dv->size) < 0)
+		return diag_fail(d, "%s: cannot read the device size: %s", dv->path, strerror(errno));
+	return 0;
+}
+
+static int dev_hold(struct dev *dv, struct diag *d)
+{
+	/* Block devices get O_EXCL at open; a plain file gets an advisory lock
+	 * so two stripe writers never work on one image at once. */
+	if (dv->is_blockdev)
+		return 0;
+	if (flock(dv->fd, LOCK_EX | LOCK_NB) < 0)
+		return diag_fail(d, "%s: in use by another writer (flock: %s)", dv->path, strerror(errno));
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *tail, size_t tlen)
+{
+	size_t n = strlen(s);
+
+	return tlen && n >= tlen && memcmp(s + n - tlen, tail, tlen) == 0;
+}
+
+static void load_faults(struct dev *dv)
+{
+	const char *spec = getenv("STRIPE_FAULT_READ"), *p = spec;
+
+	while (p && *p && dv->nfaults < DEV_MAX_FAULTS) {
+		const char *colon = strchr(p, ':'), *next = strchr(p, ',');
+		unsigned long long off, len;
+
+		if (!colon || (next && next < colon))
+			break;
+		if (sscanf(colon + 1, "%llu:%llu", &off, &len) == 2 &&
+		    ends_with(dv->path, p, (size_t)(colon - p)))
+			dv->faults[dv->nfaults++] = (struct dev_fault){ off, len };
+		p = next ? next + 1 : NULL;
+	}
+}
+
+bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len)
+{
+	int i;
+
+	for (i = 0; i < dv->nfaults; i++)
+		if (off < dv->faults[i].off + dv->faults[i].len && dv->faults[i].off < off + len)
+			return true;
+	return false;
+}
+
+int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *d)
+{
+	struct stat st;
+	int flags = O_CLOEXEC | (mode == DEV_WRITE ? O_RDWR : O_RDONLY);
+
+	memset(dv, 0, sizeof(*dv));
+	dv->fd = -1;
+	if (stat(path, &st) < 0)
+		return diag_fail(d, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return diag_fail(d, "%s: is a directory, not a member device or image file", path);
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return diag_fail(d, "%s: not a regular file or block device", path);
+	dv->is_blockdev = S_ISBLK(st.st_mode);
+	if (dv->is_blockdev && mode == DEV_WRITE)
+		flags |= O_EXCL;
+	dv->fd = open(path, flags);
+	if (dv->fd < 0)
+		return diag_fail(d, "%s: cannot open %s: %s", path,
+				 mode == DEV_WRITE ? "for writing" : "for reading",
+				 errno == EBUSY ? "device is in use" : strerror(errno));
+	dv->path = strdup(path);
+	dv->writable = mode == DEV_WRITE;
+	if (dv->path)
+		load_faults(dv);
+	if (!dv->path || fstat(dv->fd, &st) < 0 || dev_size(dv, &st, d) < 0 ||
+	    (mode == DEV_WRITE && dev_hold(dv, d) < 0)) {
+		if (!dv->path)
+			diag_fail(d, "%s: out of memory", path);
+		dev_close(dv);
+		return -1;
+	}
+	return 0;
+}
+
+void dev_close(struct dev *dv)
+{
+	if (dv->fd >= 0)
+		close(dv->fd);
+	free(dv->path);
+	dv->fd = -1;
+	dv->path = NULL;
+}
+
+int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d)
+{
+	size_t done = 0;
+
+	if (dv->nfaults && dev_read_faults(dv, off, len))
+		return diag_fail(d, "%s: read error at byte %llu: %s", dv->path,
+				 (unsigned long long)off, strerror(EIO));
+	while (done < len) {
+		ssize_t n = pread(dv->fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return diag_fail(d, "%s: read error at byte %llu: %s", dv->path,
+					 (unsigned long long)(off + done), strerror(errno));
+		if (n == 0)
+			return diag_fail(d, "%s: unexpected end of device at byte %llu (wanted %zu bytes at %llu)",
+					 dv->path, (unsigned long long)(off + done), len,
+					 (unsigned long long)off);
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int dev_write(struct dev *dv, const void *buf, size_t len, uint64_t off, struct diag *d)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(dv->fd, (const char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return diag_fail(d, "%s: write error at byte %llu: %s", dv->path,
+					 (unsigned long long)(off + done), n < 0 ? strerror(errno) : "no progress");
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int dev_sync(struct dev *dv, struct diag *d)
+{
+	if (fdatasync(dv->fd) < 0 && errno != EINVAL && errno != EROFS)
+		return diag_fail(d, "%s: flush failed: %s", dv->path, strerror(errno));
+	return 0;
+}
+
+static int zero_by_writing(struct dev *dv, uint64_t off, uint64_t len, struct diag *d)
+{
+	size_t chunk = 1u << 20;
+	void *z = dev_alloc(chunk);
+	int rc = 0;
+
+	memset(z, 0, chunk);
+	while (rc == 0 && len) {
+		size_t n = len < chunk ? (size_t)len : chunk;
+
+		rc = dev_write(dv, z, n, off, d);
+		off += n;
+		len -= n;
+	}
+	free(z);
+	return rc;
+}
+
+int dev_zero(struct dev *dv, uint64_t off, uint64_t len, struct diag *d)
+{
+	if (!len)
+		return 0;
+	if (dv->is_blockdev) {
+		uint64_t range[2] = { off, len };
+
+		if (off % 512 == 0 && len % 512 == 0 && ioctl(dv->fd, BLKZEROOUT, range) == 0)
+			return 0;
+		return zero_by_writing(dv, off, len, d);
+	}
+	/* A hole costs nothing to make and reads back as zeroes. */
+	if (fallocate(dv->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+		return 0;
+	return zero_by_writing(dv, off, len, d);
+}
+
+void *dev_alloc(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len ? len : 4096) != 0) {
+		fprintf(stderr, "stripe: out of memory (%zu bytes)\n", len);
+		exit(2);
+	}
+	return p;
+}
+
+/* With 4 KiB pages each first touch of a batch buffer is a fault, and in
+ * a guest those took 7% of a page-cached check's CPU: large buffers come
+ * 2 MiB aligned, with a hint that the kernel may back them with huge pages. */
+void *dev_alloc_huge(size_t len)
+{
+	size_t huge = 2u << 20;
+	void *p = NULL;
+
+	len = (len + huge - 1) / huge * huge;
+	if (posix_memalign(&p, huge, len) != 0) {
+		fprintf(stderr, "stripe: out of memory (%zu bytes)\n", len);
+		exit(2);
+	}
+	(void)madvise(p, len, MADV_HUGEPAGE);   /* a hint: without it, small pages */
+	return p;
+}

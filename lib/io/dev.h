@@ -1,0 +1,68 @@
+/* dev: one member device or image file: open, size, whole reads and writes
+ * that name the path and offset when they fail. */
+#ifndef STRIPE_DEV_H
+#define STRIPE_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/diag.h"
+
+enum dev_mode {
+	DEV_READ,            /* O_RDONLY */
+	DEV_WRITE,           /* O_RDWR, plus O_EXCL on block devices and an flock on files */
+};
+
+/* Byte ranges where reads fail with EIO: set from STRIPE_FAULT_READ by tests,
+ * so error handling can be exercised without a failing disk. */
+#define DEV_MAX_FAULTS 16
+
+struct dev_fault {
+	uint64_t off, len;
+};
+
+struct dev {
+	char *path;
+	int fd;
+	bool is_blockdev;
+	bool writable;
+	uint64_t size;       /* bytes */
+	int nfaults;
+	struct dev_fault faults[DEV_MAX_FAULTS];
+};
+
+/* STRIPE_FAULT_READ="FILE:OFFSET:LENGTH[,FILE:OFFSET:LENGTH...]": reads of a
+ * member whose path ends in FILE that touch [OFFSET, OFFSET+LENGTH) fail with
+ * EIO.  A test hook; unset in normal use. */
+
+/* Whether a read of [off, off + len) would meet a STRIPE_FAULT_READ range:
+ * for readers that go around dev_read (stripe-map splices member pages). */
+bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len);
+
+/* Opens path.  A directory, a missing path or something that is neither a
+ * regular file nor a block device is refused with a message naming it. */
+int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *d);
+void dev_close(struct dev *dv);
+
+/* Read or write exactly len bytes at byte offset off; a short transfer or an
+ * error is reported with the path, the offset and errno's text. */
+int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d);
+int dev_write(struct dev *dv, const void *buf, size_t len, uint64_t off, struct diag *d);
+
+/* Flushes what was written to stable storage (fdatasync). */
+int dev_sync(struct dev *dv, struct diag *d);
+
+/* Makes [off, off + len) read as zeroes: a hole punched in a file, BLKZEROOUT
+ * on a block device, plain writes of zeroes where neither works. */
+int dev_zero(struct dev *dv, uint64_t off, uint64_t len, struct diag *d);
+
+/* Aligned allocation for I/O and parity buffers (4 KiB aligned); exits on
+ * out-of-memory, the one failure no caller can mend. */
+void *dev_alloc(size_t len);
+
+/* The same for large batch buffers: 2 MiB aligned and offered to the
+ * kernel for huge pages. */
+void *dev_alloc_huge(size_t len);
+
+#endif

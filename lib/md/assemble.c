@@ -1,0 +1,271 @@
+/* assemble: from member paths in any order, the array md would start:
+ * group by UUID, take the freshest superblock, place members by role,
+ * classify the rest (md.c analyze_sbs, super_1_validate). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md/array.h"
+
+const char *member_state_name(enum member_state s)
+{
+	static const char *const names[] = {
+		[MEMBER_ACTIVE] = "active", [MEMBER_REBUILDING] = "rebuilding",
+		[MEMBER_SPARE] = "spare", [MEMBER_FAULTY] = "faulty", [MEMBER_STALE] = "stale",
+		[MEMBER_DUPLICATE] = "duplicate", [MEMBER_FOREIGN] = "foreign",
+		[MEMBER_INVALID] = "invalid",
+	};
+	return names[s];
+}
+
+const char *array_state_name(enum array_state s)
+{
+	return s == ARRAY_CLEAN ? "clean" : s == ARRAY_DEGRADED ? "degraded" : "failed";
+}
+
+static void load_member(struct member *m, const char *path, enum dev_mode mode)
+{
+	struct diag d;
+
+	m->path = strdup(path);
+	m->dev.fd = -1;
+	if (!m->path || dev_open(&m->dev, path, mode, &d) < 0 ||
+	    super_load(&m->dev, &m->sb, &d) < 0) {
+		m->state = MEMBER_INVALID;
+		snprintf(m->reason, sizeof(m->reason), "%s", m->path ? d.msg : "out of memory");
+		return;
+	}
+	m->has_sb = true;
+}
+
+/* Picks the UUID most members share; a tie between arrays is refused
+ * rather than guessed.  Returns the index of a member of that array. */
+static int pick_array(struct array *a, struct diag *d)
+{
+	int best = -1, best_n = 0, tie = -1, i, j;
+
+	for (i = 0; i < a->nmembers; i++) {
+		int n = 0;
+
+		if (!a->members[i].has_sb)
+			continue;
+		for (j = 0; j < a->nmembers; j++)
+			n += a->members[j].has_sb && super_same_array(&a->members[i].sb, &a->members[j].sb);
+		if (n > best_n) {
+			best = i;
+			best_n = n;
+			tie = -1;
+		} else if (n == best_n && !super_same_array(&a->members[i].sb, &a->members[best].sb)) {
+			tie = i;
+		}
+	}
+	if (best < 0)
+		return diag_fail(d, "%s: no member has a usable md superblock", a->members[0].path);
+	if (tie >= 0) {
+		char u1[36], u2[36];
+
+		super_uuid_str(a->members[best].sb.uuid, u1);
+		super_uuid_str(a->members[tie].sb.uuid, u2);
+		return diag_fail(d, "%s and %s: members of different arrays (UUID %s and %s) in equal numbers; name the members of one array",
+				 a->members[best].path, a->members[tie].path, u1, u2);
+	}
+	return best;
+}
+
+static int freshest(const struct array *a, int any)
+{
+	int best = any, i;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->has_sb && m->state != MEMBER_FOREIGN && m->sb.events > a->members[best].sb.events)
+			best = i;
+	}
+	return best;
+}
+
+/* Decides one member's state against the array's freshest superblock. */
+static void classify(struct member *m, const struct md_super *ref)
+{
+	int own = m->sb.role, seen = super_role_of(ref, m->sb.dev_number);
+
+	if (m->sb.events + 1 < ref->events && own >= 0) {
+		m->state = MEMBER_STALE;
+		snprintf(m->reason, sizeof(m->reason),
+			 "stale: events %llu, the array is at %llu (role %d was given up while it was away)",
+			 (unsigned long long)m->sb.events, (unsigned long long)ref->events, own);
+	} else if (own == ROLE_FAULTY || (own >= 0 && seen == ROLE_FAULTY)) {
+		m->state = MEMBER_FAULTY;
+		snprintf(m->reason, sizeof(m->reason), "faulty: the array marked device %d failed",
+			 m->sb.dev_number);
+	} else if (own < 0 || own >= ref->raid_disks) {
+		m->state = MEMBER_SPARE;
+		snprintf(m->reason, sizeof(m->reason), "spare: holds no role");
+	} else if (m->sb.major == 1 && (m->sb.feature_map & SB1_FEAT_RECOVERY_OFFSET)) {
+		m->state = MEMBER_REBUILDING;
+		snprintf(m->reason, sizeof(m->reason), "rebuilding: role %d recovered up to sector %llu only",
+			 own, (unsigned long long)m->sb.recovery_offset);
+	} else {
+		m->state = MEMBER_ACTIVE;
+	}
+}
+
+static int place_roles(struct array *a, struct diag *d)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++) {
+		struct member *m = &a->members[i], *other;
+		int r = m->sb.role;
+
+		if (m->state != MEMBER_ACTIVE)
+			continue;
+		other = a->role[r];
+		if (other && other->sb.events == m->sb.events)
+			return diag_fail(d, "%s and %s: both claim role %d with events %llu",
+					 other->path, m->path, r, (unsigned long long)m->sb.events);
+		if (other && other->sb.events > m->sb.events) {
+			m->state = MEMBER_DUPLICATE;
+			snprintf(m->reason, sizeof(m->reason), "role %d is held by the fresher %s", r, other->path);
+			continue;
+		}
+		if (other) {
+			other->state = MEMBER_DUPLICATE;
+			snprintf(other->reason, sizeof(other->reason), "role %d is held by the fresher %s", r, m->path);
+		}
+		a->role[r] = m;
+	}
+	return 0;
+}
+
+static int setup_geometry(struct array *a, const struct array_options *opt, const char *path, struct diag *d)
+{
+	const struct md_super *s = a->ref;
+	uint64_t sizes[ST_MAX_DISKS];
+	int layout = s->layout, i;
+
+	if (s->raid_disks < 1 || s->raid_disks > ST_MAX_DISKS)
+		return diag_fail(d, "%s: %d raid devices; stripe handles 1 to %d", path, s->raid_disks, ST_MAX_DISKS);
+	for (i = 0; i < s->raid_disks; i++)
+		sizes[i] = a->role[i] ? a->role[i]->sb.data_size : s->data_size;
+	if (s->level == 0 && (s->major == 0 || !(s->feature_map & SB1_FEAT_RAID0_LAYOUT)))
+		layout = opt && opt->raid0_layout ? opt->raid0_layout : RAID0_LAYOUT_UNSPECIFIED;
+	if (geometry_init(&a->geo, s->level, layout, s->raid_disks, s->chunk_sectors, s->size, sizes, d) < 0)
+		return diag_prefix(d, "%s", path);
+	return 0;
+}
+
+int array_open(struct array *a, char *const *paths, int n, const struct array_options *opt, struct diag *d)
+{
+	enum dev_mode mode = opt ? opt->mode : DEV_READ;
+	int i, any, ref;
+
+	memset(a, 0, sizeof(*a));
+	if (n < 1)
+		return diag_fail(d, "no members given");
+	a->members = calloc((size_t)n, sizeof(*a->members));
+	if (!a->members)
+		return diag_fail(d, "out of memory");
+	a->nmembers = n;
+	for (i = 0; i < n; i++)
+		load_member(&a->members[i], paths[i], mode);
+	any = pick_array(a, d);
+	if (any < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct member *m = &a->members[i];
+
+		if (m->has_sb && !super_same_array(&m->sb, &a->members[any].sb)) {
+			char u[36];
+
+			super_uuid_str(m->sb.uuid, u);
+			m->state = MEMBER_FOREIGN;
+			snprintf(m->reason, sizeof(m->reason), "member of another array (UUID %s)", u);
+		}
+	}
+	ref = freshest(a, any);
+	a->ref = &a->members[ref].sb;
+	a->events = a->ref->events;
+	for (i = 0; i < n; i++)
+		if (a->members[i].has_sb && a->members[i].state != MEMBER_FOREIGN)
+			classify(&a->members[i], a->ref);
+	if (place_roles(a, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
+		return -1;
+	for (i = 0; i < a->ref->raid_disks; i++)
+		a->missing += !a->role[i];
+	a->dirty = a->ref->resync_offset != MD_MAX_SECTOR && a->ref->level != 0;
+	a->state = a->missing == 0 ? ARRAY_CLEAN
+		 : array_check_readable(a, NULL) == 0 ? ARRAY_DEGRADED : ARRAY_FAILED;
+	return 0;
+}
+
+void array_close(struct array *a)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++) {
+		dev_close(&a->members[i].dev);
+		free(a->members[i].path);
+	}
+	free(a->members);
+	memset(a, 0, sizeof(*a));
+}
+
+int array_redundancy(const struct geometry *g)
+{
+	switch (g->level) {
+	case 1: return g->raid_disks - 1;
+	case 4:
+	case 5: return 1;
+	case 6: return 2;
+	case 10: return g->copies - 1;
+	default: return 0;
+	}
+}
+
+/* raid10: readable when every chunk keeps a copy; the placement repeats
+ * within raid_disks * copies chunks, so those are enough to look at. */
+static int raid10_lost_chunk(const struct array *a, uint64_t *lost)
+{
+	struct copy c[ST_MAX_DISKS];
+	uint64_t chunk, run, span = (uint64_t)a->geo.raid_disks * (uint64_t)a->geo.copies;
+	int i, n;
+
+	for (chunk = 0; chunk < span && chunk * a->geo.chunk_sectors < a->geo.array_sectors; chunk++) {
+		bool held = false;
+
+		n = layout_locate(&a->geo, chunk * a->geo.chunk_sectors, c, &run);
+		for (i = 0; i < n; i++)
+			held |= a->role[c[i].role] != NULL;
+		if (!held) {
+			*lost = chunk;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int array_check_readable(const struct array *a, struct diag *d)
+{
+	char roles[256] = "";
+	uint64_t lost;
+	size_t len = 0;
+	int i, r = a->ref->raid_disks;
+	bool ok;
+
+	if (a->missing == 0)
+		return 0;
+	for (i = 0; i < r && len + 8 < sizeof(roles); i++)
+		if (!a->role[i])
+			len += (size_t)snprintf(roles + len, sizeof(roles) - len, "%s%d", len ? ", " : "", i);
+	if (a->geo.level == 10)
+		ok = !raid10_lost_chunk(a, &lost);
+	else
+		ok = a->missing <= array_redundancy(&a->geo);
+	if (ok)
+		return 0;
+	return diag_fail(d, "%s: %s array of %d devices is missing role%s %s; %d present, cannot read it",
+			 a->members[0].path, level_name(a->geo.level), r, a->missing > 1 ? "s" : "",
+			 roles, r - a->missing);
+}

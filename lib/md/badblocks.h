@@ -1,0 +1,27 @@
+/* badblocks: md's per-member bad-block log (v1.x only). */
+#ifndef STRIPE_BADBLOCKS_H
+#define STRIPE_BADBLOCKS_H
+
+#include <stdint.h>
+
+#include "io/dev.h"
+#include "util/diag.h"
+#include "md/super.h"
+
+struct bad_range {
+	uint64_t start;              /* device sectors from the start of the member (md adds data_offset) */
+	uint64_t len;
+};
+
+struct badblocks {
+	uint64_t sector;             /* where the log is on the member */
+	int capacity;                /* entries the log has room for */
+	int count;
+	struct bad_range *ranges;    /* count entries, malloc'd */
+};
+
+/* Reads the log.  Returns 1 if the member has no log, 0 when read, -1 on error. */
+int badblocks_read(struct dev *dv, const struct md_super *sb, struct badblocks *bb, struct diag *d);
+void badblocks_free(struct badblocks *bb);
+
+#endif

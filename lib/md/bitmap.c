@@ -1,0 +1,70 @@
+/* bitmap: parse md's internal bitmap superblock and count its dirty bits. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "md/bitmap.h"
+#include "util/endian.h"
+
+static void bitmap_decode(const uint8_t *b, struct md_bitmap *bm)
+{
+	bm->magic = get_le32(b);
+	bm->version = get_le32(b + 4);
+	memcpy(bm->uuid, b + 8, 16);
+	bm->events = get_le64(b + 24);
+	bm->events_cleared = get_le64(b + 32);
+	bm->sync_size = get_le64(b + 40);
+	bm->state = get_le32(b + 48);
+	bm->chunksize = get_le32(b + 52);
+	bm->daemon_sleep = get_le32(b + 56);
+	bm->write_behind = get_le32(b + 60);
+	bm->sectors_reserved = get_le32(b + 64);
+	bm->nodes = get_le32(b + 68);
+	memcpy(bm->cluster_name, b + 72, 64);
+	bm->cluster_name[64] = 0;
+}
+
+static uint64_t count_bits(const uint8_t *p, uint64_t nbits)
+{
+	uint64_t n = 0, i;
+
+	for (i = 0; i < nbits; i++)
+		n += (p[i / 8] >> (i % 8)) & 1;
+	return n;
+}
+
+int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm, struct diag *d)
+{
+	uint8_t head[4096], *bits;
+	uint64_t bytes;
+	int rc;
+
+	memset(bm, 0, sizeof(*bm));
+	if (!(sb->feature_map & SB1_FEAT_BITMAP_OFFSET))
+		return 1;
+	bm->sector = sb->sb_sector + (uint64_t)(int64_t)sb->bitmap_offset;
+	if (dev_read(dv, head, sizeof(head), bm->sector * 512, d) < 0)
+		return -1;
+	bitmap_decode(head, bm);
+	if (bm->magic != BITMAP_MAGIC)
+		return diag_fail(d, "%s: bitmap magic 0x%08x at sector %llu, expected 0x%08x",
+				 dv->path, bm->magic, (unsigned long long)bm->sector, BITMAP_MAGIC);
+	if (memcmp(bm->uuid, sb->uuid, 16) != 0 && sb->major == 1)
+		return diag_fail(d, "%s: bitmap at sector %llu belongs to another array (UUID differs)",
+				 dv->path, (unsigned long long)bm->sector);
+	if (bm->chunksize < 512 || (bm->chunksize & (bm->chunksize - 1)))
+		return diag_fail(d, "%s: bitmap chunk size %u bytes is not a power of two >= 512",
+				 dv->path, bm->chunksize);
+	bm->bits = (bm->sync_size + bm->chunksize / 512 - 1) / (bm->chunksize / 512);
+	bytes = (bm->bits + 7) / 8;
+	if (bytes > (64u << 20))
+		return diag_fail(d, "%s: bitmap of %llu bits is implausibly large", dv->path,
+				 (unsigned long long)bm->bits);
+	bits = malloc(bytes ? bytes : 1);
+	if (!bits)
+		return diag_fail(d, "%s: out of memory for the bitmap", dv->path);
+	rc = dev_read(dv, bits, bytes, bm->sector * 512 + 256, d);
+	if (rc == 0)
+		bm->dirty = count_bits(bits, bm->bits);
+	free(bits);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/* bitmap: md's internal write-intent bitmap (bitmap_super_t and its bits). */
+#ifndef STRIPE_BITMAP_H
+#define STRIPE_BITMAP_H
+
+#include <stdint.h>
+
+#include "io/dev.h"
+#include "util/diag.h"
+#include "md/super.h"
+
+#define BITMAP_MAGIC 0x6d746962u
+
+enum bitmap_state {
+	BITMAP_STALE = 1 << 1,
+	BITMAP_WRITE_ERROR = 1 << 2,
+	BITMAP_FIRST_USE = 1 << 3,
+	BITMAP_CLEAN = 1 << 4,
+	BITMAP_DAEMON_BUSY = 1 << 5,
+	BITMAP_HOSTENDIAN = 1 << 15,
+};
+
+struct md_bitmap {
+	uint64_t sector;             /* where the bitmap superblock is on the member */
+	uint32_t magic, version;
+	uint8_t uuid[16];
+	uint64_t events, events_cleared, sync_size;
+	uint32_t state, chunksize, daemon_sleep, write_behind, sectors_reserved, nodes;
+	char cluster_name[65];
+	uint64_t bits;               /* chunks covered */
+	uint64_t dirty;              /* bits set */
+};
+
+/* Reads the bitmap that sb points at.  Returns 1 if the member has none,
+ * 0 when read, -1 on error (I/O, bad magic, UUID not the array's). */
+int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm, struct diag *d);
+
+#endif

@@ -1,0 +1,69 @@
+/* create: plan and write a new md array the way mdadm 4.x would make it:
+ * data offsets, sizes, superblocks, bad-block log room, and a data area
+ * that is consistent from the start. */
+#ifndef STRIPE_CREATE_H
+#define STRIPE_CREATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io/dev.h"
+#include "util/diag.h"
+#include "md/layout.h"
+#include "md/super.h"
+
+#define CREATE_DEFAULT UINT64_MAX
+
+struct create_spec {
+	int level;
+	int layout;                  /* -1: the level's default */
+	int raid_disks;
+	int spares;                  /* the last `spares` members given */
+	uint32_t chunk_sectors;      /* 0: default 512 KiB (none for raid1) */
+	int major, minor;            /* 0.90, or 1.0 / 1.1 / 1.2 */
+	const char *name;            /* NULL: "0" */
+	const char *homehost;        /* NULL: none */
+	bool have_uuid;
+	uint8_t uuid[16];
+	uint64_t data_offset;        /* sectors, CREATE_DEFAULT: mdadm's rule */
+	uint64_t size;               /* per-member sectors used, 0: largest that fits */
+	bool assume_clean;           /* write superblocks only */
+	bool force;                  /* accept members of mixed sizes */
+	uint64_t now;                /* creation time, seconds */
+};
+
+struct create_member {
+	const char *path;            /* NULL for "missing" */
+	struct dev dev;
+	int number;                  /* md's device number: position in the list */
+	int role;                    /* slot, or ROLE_SPARE */
+	uint64_t avail;              /* sectors this member could give */
+	struct md_super sb;
+};
+
+struct create_plan {
+	struct create_spec spec;
+	int n;
+	struct create_member *m;
+	uint64_t size;               /* component sectors, as the superblocks say */
+	uint64_t data_offset;        /* sectors (1.1/1.2 common offset; 0 for 1.0/0.90) */
+	struct geometry geo;
+};
+
+/* The level's mdadm defaults: layout, chunk. */
+int create_default_layout(int level);
+
+/* Opens every member for writing (paths[i] == "missing" for an absent one),
+ * works out sizes and offsets, and builds each member's superblock.  Writes
+ * nothing.  Fails naming the member and the numbers when one is too small,
+ * sizes differ by more than 1% (unless force), or the shape is invalid. */
+int create_plan(struct create_plan *p, const struct create_spec *s,
+		char *const *paths, int n, struct diag *d);
+
+/* Makes the array: clears stale md superblocks of other versions, zeroes the
+ * data areas (unless assume_clean), then writes the superblocks. */
+int create_write(struct create_plan *p, struct diag *d);
+
+void create_free(struct create_plan *p);
+
+#endif

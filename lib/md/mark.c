@@ -1,0 +1,45 @@
+/* mark: the clean/dirty transitions md records in every member's superblock
+ * around writes (events, resync_offset or the 0.90 CLEAN bit), and, on an
+ * array running without some members, that those members are gone. */
+#include <time.h>
+
+#include "md/array.h"
+
+int array_present_numbers(const struct array *a, int *present)
+{
+	int i, n = 0;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->state == MEMBER_ACTIVE || m->state == MEMBER_REBUILDING || m->state == MEMBER_SPARE)
+			present[n++] = m->sb.dev_number;
+	}
+	return n;
+}
+
+int array_mark(struct array *a, bool clean, struct diag *d)
+{
+	uint64_t events = a->events + 1, now = (uint64_t)time(NULL);
+	int present[a->nmembers > 0 ? a->nmembers : 1], npresent = array_present_numbers(a, present);
+	int i;
+
+	for (i = 0; i < a->ref->raid_disks; i++) {
+		struct member *m = a->role[i];
+
+		if (!m)
+			continue;
+		if (!m->dev.writable)
+			return diag_fail(d, "%s: opened read-only, cannot record the array state", m->path);
+		/* without this a member left out still counts as active, and
+		 * mdadm --assemble would wait for it (not start without --run) */
+		if (a->missing > 0)
+			super_keep_devices(&m->sb, present, npresent);
+		super_set_state(&m->sb, events, clean, now);
+		if (super_write(&m->dev, &m->sb, d) < 0)
+			return -1;
+	}
+	a->events = events;
+	a->dirty = !clean;
+	return 0;
+}

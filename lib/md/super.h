@@ -1,0 +1,100 @@
+/* super: one member's md superblock, whichever version, found where its
+ * version keeps it, with the facts assembly and geometry need. */
+#ifndef STRIPE_SUPER_H
+#define STRIPE_SUPER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io/dev.h"
+#include "util/diag.h"
+#include "md/super0.h"
+#include "md/super1.h"
+
+/* A member's place in the array, beyond its slot number (>= 0). */
+enum md_role {
+	ROLE_SPARE = -1,
+	ROLE_FAULTY = -2,
+	ROLE_JOURNAL = -3,
+};
+
+#define MD_MAX_SECTOR UINT64_MAX
+
+struct md_super {
+	int major;                   /* 0 or 1 */
+	int minor;                   /* 90/91 for 0.x; 0, 1, 2 for 1.x */
+	uint64_t sb_sector;          /* where it was found */
+	uint64_t dev_sectors;        /* size of the device it came from */
+
+	uint32_t feature_map;        /* 1.x bits; 0.90 sets BITMAP_OFFSET for its bitmap */
+	uint8_t uuid[16];
+	char name[33];
+	uint64_t ctime, utime;       /* seconds */
+	int level;
+	int layout;
+	uint64_t size;               /* component size, sectors */
+	uint32_t chunk_sectors;
+	int raid_disks;
+	uint64_t data_offset, data_size;   /* sectors */
+	uint64_t recovery_offset;    /* valid with SB1_FEAT_RECOVERY_OFFSET */
+	uint64_t resync_offset;      /* MD_MAX_SECTOR when clean */
+	int dev_number;
+	int role;                    /* slot, or enum md_role */
+	uint8_t device_uuid[16];
+	uint64_t events;
+	uint32_t csum_stored, csum_computed;
+	int32_t bitmap_offset;       /* sectors from the superblock, if any */
+
+	union {
+		struct sb1 v1;
+		struct sb0 v0;
+	} raw;
+};
+
+/* Finds and validates the superblock on dv: 1.2, 1.1, 1.0, then 0.90.
+ * Returns 0, or -1 with a message naming the path and what is wrong. */
+int super_load(struct dev *dv, struct md_super *sb, struct diag *d);
+
+/* The on-disk bytes of the superblock as it stands, in *len bytes (the
+ * region the checksum covers, or 4096 for 0.90). */
+void super_encode(const struct md_super *sb, uint8_t buf[4096], size_t *len);
+
+/* The role this superblock records for device number dev_number, by the
+ * array's own bookkeeping (slot >= 0 or enum md_role; ROLE_SPARE if unknown). */
+int super_role_of(const struct md_super *sb, int dev_number);
+
+/* "1.2", "0.90" */
+const char *super_version(const struct md_super *sb, char *buf, int len);
+
+/* UUID as mdadm prints it: 4 groups of 8 hex digits, colon separated. */
+void super_uuid_str(const uint8_t uuid[16], char out[36]);
+
+bool super_same_array(const struct md_super *a, const struct md_super *b);
+
+/* Recomputes the summary fields from the raw superblock (after a change to
+ * sb->raw, or after building one); major, minor, sb_sector and dev_sectors
+ * must be set. */
+void super_refresh(struct md_super *sb);
+
+/* Records a state change the way md does: the new events count, clean or
+ * dirty (1.x: resync_offset at the end or 0; 0.90: the CLEAN bit and
+ * recovery_cp), the update time, and a fresh checksum. */
+void super_set_state(struct md_super *sb, uint64_t events, bool clean, uint64_t now);
+
+/* Records, as md does when it writes the superblocks of an array running
+ * without some of its members, that only the n device numbers in present
+ * take part: 1.x gives every other number the spare role (0xffff, as md 6.x
+ * writes it); 0.90 clears every other disk entry, records a slot below
+ * raid_disks that is left empty as "faulty removed" (slot 0 "removed"
+ * only, as md does) and recounts the active, working, failed and spare
+ * disks. */
+void super_keep_devices(struct md_super *sb, const int *present, int n);
+
+/* Recomputes and stores the checksum of the raw superblock. */
+void super_seal(struct md_super *sb);
+
+/* Writes the superblock where it belongs on dv (a whole 4 KiB block, so
+ * 4K-sector devices work), then flushes it to stable storage. */
+int super_write(struct dev *dv, const struct md_super *sb, struct diag *d);
+
+#endif

@@ -1,0 +1,885 @@
+/* stripe: read an array range: RAID4/5/6 a batch of rows at a time with every
+ * member read in parallel and lost chunks rebuilt from parity; RAID0/1/10 by
+ * following each run of sectors to a copy that is present. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raid/parity.h"
+#include "io/memberio.h"
+#include "io/pool.h"
+#include "raid/stripe.h"
+
+#define BATCH_BYTES (1u << 20)       /* per member and batch */
+#define PAGE 4096u                   /* what a read error takes out, as md counts it */
+#define COPY_BYTES (1u << 20)        /* largest single read for raid0/1/10 */
+
+/* One of the two buffer sets of a read or write: the workers fill or drain
+ * one while the caller works on the other. */
+struct parity_batch {
+	struct array *a;
+	size_t chunk;                /* bytes */
+	uint64_t rows;               /* rows per batch */
+	uint8_t **buf;               /* per role: rows * chunk bytes */
+	uint8_t *zero;               /* one zero chunk, for DDF's empty slots */
+	struct member_io *io;        /* per role */
+	bool *skip;                  /* per role: rows flags, chunks a read leaves out */
+	bool *bad;                   /* per role: a flag per page, unreadable */
+	size_t pages;                /* per role and batch */
+};
+
+static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, struct diag *d)
+{
+	int n = a->geo.raid_disks, i;
+
+	*b = (struct parity_batch){ .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512, .zero = zero };
+	b->rows = BATCH_BYTES / b->chunk ? BATCH_BYTES / b->chunk : 1;
+	b->buf = calloc((size_t)n, sizeof(*b->buf));
+	b->io = calloc((size_t)n, sizeof(*b->io));
+	b->skip = calloc((size_t)n * b->rows, sizeof(*b->skip));
+	b->pages = b->rows * b->chunk / PAGE;
+	b->bad = calloc((size_t)n * b->pages, sizeof(*b->bad));
+	if (!b->buf || !b->io || !b->skip || !b->bad)
+		return diag_fail(d, "out of memory");
+	for (i = 0; i < n; i++)
+		b->buf[i] = dev_alloc(b->rows * b->chunk);
+	return 0;
+}
+
+/* What an engine works in, made at its first call and kept until it stops:
+ * fresh memory for every call would cost a page fault per page each time,
+ * and a map makes a call per request. */
+struct stripe_buffers {
+	struct parity_batch b[2];    /* RAID4/5/6 */
+	uint8_t *zero;               /* RAID4/5/6: one zero chunk */
+	uint8_t *lin;                /* RAID4/5/6 writes: a batch of array bytes in order */
+	uint8_t *window;             /* RAID0/1/10: a window of array bytes */
+	struct member_segments *ms;  /* RAID0/1/10: per role */
+};
+
+static void batch_free(struct parity_batch *b)
+{
+	int i;
+
+	for (i = 0; b->buf && i < b->a->geo.raid_disks; i++)
+		free(b->buf[i]);
+	free(b->buf);
+	free(b->io);
+	free(b->skip);
+	free(b->bad);
+}
+
+/* Sets up the member I/O of rows [row, row + nrows).  A read of a complete
+ * array leaves P and Q out: nothing is rebuilt, so a third of a RAID6's
+ * member bytes need not be copied at all. */
+static void batch_io(struct parity_batch *b, uint64_t row, uint64_t nrows, bool write)
+{
+	bool parity_unused = !write && !b->a->missing;
+	uint64_t k;
+	int i;
+
+	for (i = 0; i < b->a->geo.raid_disks; i++) {
+		struct member *m = b->a->role[i];
+
+		b->io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = b->buf[i],
+					       .len = nrows * b->chunk, .write = write,
+					       .skip = parity_unused ? b->skip + (size_t)i * b->rows : NULL,
+					       .chunk = b->chunk,
+					       .off = m ? m->sb.data_offset * 512 + row * b->chunk : 0 };
+	}
+	for (k = 0; parity_unused && k < nrows; k++) {
+		struct stripe_map map;
+
+		layout_stripe(&b->a->geo, row + k, &map);
+		for (i = 0; i < b->a->geo.raid_disks; i++)
+			b->skip[(size_t)i * b->rows + k] = i == map.pd || i == map.qd;
+	}
+}
+
+static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint64_t in_batch,
+		       struct diag *d)
+{
+	void *blocks[ST_MAX_DISKS + 2];
+	int q = m->qd >= 0, nd = layout_row_blocks(m, b->buf, in_batch * b->chunk, b->zero, blocks);
+	int missing[2], nmiss = 0, i;
+
+	for (i = 0; i < b->a->geo.raid_disks; i++) {
+		if (b->a->role[i])
+			continue;
+		if (nmiss == 2)
+			return diag_fail(d, "too many members missing to rebuild a stripe");
+		missing[nmiss++] = layout_block_index(m, i, q);
+	}
+	if (parity_recover(nd, q, b->chunk, blocks, missing, nmiss) < 0)
+		return diag_fail(d, "cannot rebuild %d missing blocks of a stripe", nmiss);
+	return 0;
+}
+
+/* Reads chunk k of the batch for role again a page at a time, flagging
+ * the pages that fail. */
+static void read_chunk_pages(struct parity_batch *b, int role, uint64_t k)
+{
+	const struct member_io *io = &b->io[role];
+	size_t p, per = b->chunk / PAGE;
+	struct diag why;
+
+	for (p = 0; p < per; p++) {
+		size_t at = (size_t)k * b->chunk + p * PAGE;
+
+		if (dev_read(io->dev, b->buf[role] + at, PAGE, io->off + at, &why) < 0)
+			b->bad[(size_t)role * b->pages + at / PAGE] = true;
+	}
+}
+
+/* Rebuilds the unreadable pages of row k of the batch from what the rest
+ * of the row holds, page by page; fails naming the array bytes where more
+ * is lost than the level can rebuild. */
+static int mend_row(struct parity_batch *b, const struct stripe_map *m, uint64_t row, uint64_t k,
+		    struct diag *d)
+{
+	struct array *a = b->a;
+	int q = m->qd >= 0, missing[ST_MAX_DISKS], i, nd, nmiss;
+	size_t p, per = b->chunk / PAGE;
+	void *blocks[ST_MAX_DISKS + 2];
+
+	for (p = 0; p < per; p++) {
+		size_t at = (size_t)k * b->chunk + p * PAGE;
+		int bad_role = -1;
+
+		for (i = nmiss = 0; i < a->geo.raid_disks; i++) {
+			bool lost = !a->role[i] || b->bad[(size_t)i * b->pages + at / PAGE];
+
+			if (a->role[i] && lost)
+				bad_role = i;
+			if (lost && nmiss < ST_MAX_DISKS)
+				missing[nmiss++] = layout_block_index(m, i, q);
+		}
+		if (bad_role < 0)
+			continue;
+		nd = layout_row_blocks(m, b->buf, at, b->zero, blocks);
+		if (nmiss > (q ? 2 : 1) || parity_recover(nd, q, PAGE, blocks, missing, nmiss) < 0)
+			return diag_fail(d, "%s: read error at byte %llu, and too little redundancy left in its "
+					 "stripe to rebuild it (array bytes %llu to %llu)", a->role[bad_role]->dev.path,
+					 (unsigned long long)(b->io[bad_role].off + at),
+					 (unsigned long long)(row * b->chunk * (uint64_t)m->data_disks),
+					 (unsigned long long)((row + 1) * b->chunk * (uint64_t)m->data_disks));
+		for (i = 0; a->read_mended && i < a->geo.raid_disks; i++)
+			if (a->role[i] && b->bad[(size_t)i * b->pages + at / PAGE])
+				a->read_mended(a->read_mended_ctx, a->role[i], b->io[i].off + at, PAGE);
+	}
+	return 0;
+}
+
+/* A batch some member failed to read: the failing pages found, and, in
+ * each row that has one, the row's parity read (a whole array's read
+ * leaves it out) and the pages rebuilt from it, as md does on a read
+ * error.  Rows with more lost than the level rebuilds fail. */
+static int mend_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, struct diag *d)
+{
+	int n = b->a->geo.raid_disks, i;
+	bool failed = false;
+	uint64_t k;
+
+	for (i = 0; i < n; i++)
+		failed |= b->io[i].dev && b->io[i].rc < 0;
+	if (!failed)
+		return 0;
+	memset(b->bad, 0, (size_t)n * b->pages);
+	for (i = 0; i < n; i++)
+		for (k = 0; b->io[i].dev && b->io[i].rc < 0 && k < nrows; k++)
+			if (!b->io[i].skip || !b->io[i].skip[k])
+				read_chunk_pages(b, i, k);
+	for (k = 0; k < nrows; k++) {
+		struct stripe_map map;
+		bool row_bad = false;
+		size_t p;
+
+		for (i = 0; i < n && !row_bad; i++)
+			for (p = k * b->chunk / PAGE; p < (k + 1) * b->chunk / PAGE && !row_bad; p++)
+				row_bad = b->bad[(size_t)i * b->pages + p];
+		if (!row_bad)
+			continue;
+		for (i = 0; i < n; i++)
+			if (b->io[i].dev && b->io[i].skip && b->io[i].skip[k])
+				read_chunk_pages(b, i, k);
+		layout_stripe(&b->a->geo, row + k, &map);
+		if (mend_row(b, &map, row + k, k, d) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int emit(stripe_sink sink, void *ctx, const uint8_t *p, uint64_t from, uint64_t to,
+		uint64_t want_lo, uint64_t want_hi, struct diag *d)
+{
+	uint64_t lo = from > want_lo ? from : want_lo, hi = to < want_hi ? to : want_hi;
+
+	if (lo >= hi)
+		return 0;
+	return sink(ctx, p + (lo - from), (size_t)(hi - lo), d);
+}
+
+/* Rebuilds what is missing in the batch's rows and hands the wanted
+ * bytes to sink. */
+static int emit_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, uint64_t off,
+		      uint64_t end, stripe_sink sink, void *ctx, struct diag *d)
+{
+	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, k;
+	int rc = 0;
+
+	for (k = 0; rc == 0 && k < nrows; k++) {
+		struct stripe_map map;
+		uint64_t base = (row + k) * row_bytes;
+		int dd;
+
+		layout_stripe(&b->a->geo, row + k, &map);
+		if (b->a->missing)
+			rc = rebuild_row(b, &map, k, d);
+		for (dd = 0; rc == 0 && dd < map.data_disks; dd++)
+			rc = emit(sink, ctx, b->buf[map.data[dd]] + k * b->chunk,
+				  base + (uint64_t)dd * b->chunk, base + (uint64_t)(dd + 1) * b->chunk,
+				  off, end, d);
+	}
+	return rc;
+}
+
+/* Double buffered: the workers read the next batch while this thread
+ * rebuilds and hands on the last one.  A member's read error is read
+ * around from parity where the level allows (mend_batch). */
+static int read_parity_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
+			      uint64_t end, stripe_sink sink, void *ctx, struct diag *d)
+{
+	struct parity_batch *b = sb->b;
+	int cur = 0, rc = 0;
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
+	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, last, nrows;
+
+	last = (end + row_bytes - 1) / row_bytes;
+	batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false);
+	pool_submit(pool, member_io_run, b[0].io, sizeof(*b[0].io));
+	for (; rc == 0 && row < last; row += nrows, cur = !cur) {
+		uint64_t next;
+
+		nrows = last - row < b[cur].rows ? last - row : b[cur].rows;
+		next = row + nrows;
+		pool_wait(pool);
+		rc = mend_batch(&b[cur], row, nrows, d);
+		if (rc == 0 && next < last) {
+			batch_io(&b[!cur], next, last - next < b[!cur].rows ? last - next : b[!cur].rows, false);
+			pool_submit(pool, member_io_run, b[!cur].io, sizeof(*b[!cur].io));
+		}
+		if (rc == 0)
+			rc = emit_batch(&b[cur], row, nrows, off, end, sink, ctx, d);
+	}
+	pool_wait(pool);
+	return rc;
+}
+
+/* One contiguous piece of a window: array bytes that sit on one member. */
+struct segment {
+	uint64_t member_off;         /* bytes on the member */
+	size_t buf_off, len;         /* where in the window, how long */
+};
+
+struct member_segments {
+	struct dev *dev;
+	uint8_t *buf;                /* the window */
+	struct segment *seg;
+	int n, cap;
+	bool write;
+	int rc;
+	struct diag d;
+};
+
+/* Picks the copy to read: the present copies take turns, so a mirror's
+ * members share the work of a long read. */
+static const struct copy *pick_copy(struct array *a, const struct copy *c, int n, uint64_t turn)
+{
+	const struct copy *present[ST_MAX_DISKS];
+	int k = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (a->role[c[i].role])
+			present[k++] = &c[i];
+	return k ? present[turn % (uint64_t)k] : NULL;
+}
+
+static int add_segment(struct member_segments *ms, uint64_t member_off, size_t buf_off, size_t len)
+{
+	struct segment *s;
+
+	if (ms->n && ms->seg[ms->n - 1].member_off + ms->seg[ms->n - 1].len == member_off &&
+	    ms->seg[ms->n - 1].buf_off + ms->seg[ms->n - 1].len == buf_off) {
+		ms->seg[ms->n - 1].len += len;
+		return 0;
+	}
+	if (ms->n == ms->cap) {
+		int cap = ms->cap ? 2 * ms->cap : 16;
+
+		s = realloc(ms->seg, (size_t)cap * sizeof(*s));
+		if (!s)
+			return -1;
+		ms->seg = s;
+		ms->cap = cap;
+	}
+	ms->seg[ms->n++] = (struct segment){ member_off, buf_off, len };
+	return 0;
+}
+
+/* One piece of the array's bytes: where it lies in each of its copies, up
+ * to the end of a chunk (or zone), of the range, or of a COPY_BYTES turn. */
+struct piece {
+	struct copy c[ST_MAX_DISKS];
+	int n;
+	const struct copy *pick;     /* the copy to read, NULL when none is present */
+	size_t len;
+};
+
+static void piece_at(struct array *a, uint64_t at, size_t left, struct piece *p)
+{
+	uint64_t run, len;
+
+	p->n = layout_locate(&a->geo, at / 512, p->c, &run);
+	p->pick = pick_copy(a, p->c, p->n, at / COPY_BYTES);
+	len = run * 512 - at % 512;
+	if (len > left)
+		len = left;
+	if (len > COPY_BYTES - at % COPY_BYTES)
+		len = COPY_BYTES - at % COPY_BYTES;
+	p->len = (size_t)len;
+}
+
+/* Bytes from the start of the member where a copy of array byte at lies. */
+static uint64_t member_pos(const struct member *m, const struct copy *c, uint64_t at)
+{
+	return (m->sb.data_offset + c->sector) * 512 + at % 512;
+}
+
+/* Splits array bytes [off, off + len) into per-member segments: one copy
+ * of each piece to read, or every present copy to write. */
+static int plan_window(struct array *a, uint64_t off, size_t len, struct member_segments *ms,
+		       bool every_copy, struct diag *d)
+{
+	struct piece p;
+	size_t done;
+	int i;
+
+	for (done = 0; done < len; done += p.len) {
+		uint64_t at = off + done;
+
+		piece_at(a, at, len - done, &p);
+		if (!p.pick)
+			return diag_fail(d, "no member holds array sector %llu", (unsigned long long)(at / 512));
+		for (i = 0; i < p.n; i++) {
+			struct member *m = a->role[p.c[i].role];
+
+			if (!m || (!every_copy && &p.c[i] != p.pick))
+				continue;
+			if (add_segment(&ms[p.c[i].role], member_pos(m, &p.c[i], at), done, p.len) < 0)
+				return diag_fail(d, "out of memory");
+		}
+	}
+	return 0;
+}
+
+int stripe_member_runs(struct array *a, uint64_t off, size_t len, struct member_run *r, int max)
+{
+	struct piece p;
+	size_t done;
+	int n = 0;
+
+	for (done = 0; done < len; done += p.len) {
+		uint64_t at = off + done, pos;
+		const struct member *m;
+
+		piece_at(a, at, len - done, &p);
+		if (!p.pick)
+			return -1;
+		m = a->role[p.pick->role];
+		pos = member_pos(m, p.pick, at);
+		if (n && r[n - 1].member == m && r[n - 1].pos + r[n - 1].len == pos) {
+			r[n - 1].len += p.len;
+			continue;
+		}
+		if (n == max)
+			return -1;
+		r[n++] = (struct member_run){ m, pos, p.len };
+	}
+	return n;
+}
+
+static void window_member_run(void *p)
+{
+	struct member_segments *ms = p;
+	int i;
+
+	for (i = 0; i < ms->n && ms->rc == 0; i++) {
+		uint8_t *at = ms->buf + ms->seg[i].buf_off;
+
+		if (ms->write)
+			ms->rc = dev_write(ms->dev, at, ms->seg[i].len, ms->seg[i].member_off, &ms->d);
+		else
+			ms->rc = dev_read(ms->dev, at, ms->seg[i].len, ms->seg[i].member_off, &ms->d);
+	}
+}
+
+/* Fills buf from source until len bytes or the end of the input. */
+static long long fill_from(stripe_source source, void *ctx, uint8_t *buf, size_t len, struct diag *d)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		long long n = source(ctx, buf + got, len - got, d);
+
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (long long)got;
+}
+
+/* Where a write's bytes come from: a source that copies them into the
+ * engine's buffer, or array bytes already in memory from offset at on,
+ * written from where they lie. */
+struct write_input {
+	stripe_source source;
+	void *ctx;
+	const uint8_t *data;
+	uint64_t at;
+};
+
+/* Up to len bytes of the input for array byte off, in buf (from the
+ * source) or where they lie (*p either way); how many, or -1. */
+static long long take_input(struct write_input *in, uint8_t *buf, uint64_t off, size_t len,
+			    const uint8_t **p, struct diag *d)
+{
+	if (in->data) {
+		*p = in->data + (off - in->at);
+		return (long long)len;
+	}
+	*p = buf;
+	return fill_from(in->source, in->ctx, buf, len, d);
+}
+
+/* Array bytes [at, at + len) into buf from a copy other than role's, a
+ * run of sectors at a time; fails when no other copy reads. */
+static int read_other_copy(struct array *a, int role, uint64_t at, uint8_t *buf, size_t len,
+			   const struct dev *failed, uint64_t failed_off, struct diag *d)
+{
+	struct copy c[ST_MAX_DISKS];
+	struct diag why;
+
+	while (len > 0) {
+		uint64_t run;
+		int n = layout_locate(&a->geo, at / 512, c, &run), i;
+		size_t piece = run * 512 - at % 512 < len ? (size_t)(run * 512 - at % 512) : len;
+
+		for (i = 0; i < n; i++) {
+			struct member *m = a->role[c[i].role];
+
+			if (m && c[i].role != role &&
+			    dev_read(&m->dev, buf, piece, (m->sb.data_offset + c[i].sector) * 512 + at % 512, &why) == 0)
+				break;
+		}
+		if (i == n)
+			return diag_fail(d, "%s: read error at byte %llu, and no other copy of array byte %llu reads",
+					 failed->path, (unsigned long long)failed_off, (unsigned long long)at);
+		at += piece;
+		buf += piece;
+		len -= piece;
+	}
+	return 0;
+}
+
+/* A window some member failed to read: its segments read again a page at
+ * a time, and each page that fails read from another copy, as md's
+ * raid1 and raid10 do. */
+static int mend_window(struct array *a, struct member_segments *ms, uint64_t off, struct diag *d)
+{
+	int i, s;
+
+	for (i = 0; i < a->geo.raid_disks; i++) {
+		for (s = 0; ms[i].rc < 0 && s < ms[i].n; s++) {
+			const struct segment *sg = &ms[i].seg[s];
+			size_t x, piece;
+
+			for (x = 0; x < sg->len; x += piece) {
+				uint64_t moff = sg->member_off + x;
+				uint8_t *at = ms[i].buf + sg->buf_off + x;
+				struct diag why;
+
+				piece = PAGE - moff % PAGE < sg->len - x ? PAGE - moff % PAGE : sg->len - x;
+				if (dev_read(ms[i].dev, at, piece, moff, &why) == 0)
+					continue;
+				if (read_other_copy(a, i, off + sg->buf_off + x, at, piece, ms[i].dev, moff, d) < 0)
+					return -1;
+				if (a->read_mended)
+					a->read_mended(a->read_mended_ctx, a->role[i], moff, piece);
+			}
+		}
+		ms[i].rc = 0;
+	}
+	return 0;
+}
+
+/* One window's member I/O, each member by its worker; a read a member
+ * fails is read from the other copies. */
+static int window_io(struct array *a, struct pool *pool, struct member_segments *ms, uint64_t off,
+		     size_t len, bool write, struct diag *d)
+{
+	int n = a->geo.raid_disks, i, rc;
+
+	for (i = 0; i < n; i++) {
+		ms[i].n = 0;
+		ms[i].rc = 0;
+		ms[i].write = write;
+	}
+	rc = plan_window(a, off, len, ms, write, d);
+	if (rc == 0) {
+		pool_submit(pool, window_member_run, ms, sizeof(*ms));
+		pool_wait(pool);
+	}
+	for (i = 0; i < n; i++) {
+		if (ms[i].rc < 0 && rc == 0) {
+			if (!write)
+				return mend_window(a, ms, off, d);
+			*d = ms[i].d;
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/* Bytes of a RAID0/1/10 window: a megabyte per member, up to eight. */
+static size_t copy_window(int n)
+{
+	return (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
+}
+
+/* RAID0/1/10: a window of the array at a time; reads take one copy of each
+ * piece, the present copies in turn, writes go to every present copy. */
+static int copy_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
+		       uint64_t end, stripe_sink sink, struct write_input *in, void *ctx, uint64_t *done,
+		       struct diag *d)
+{
+	int n = a->geo.raid_disks, i, rc = 0;
+	size_t window = copy_window(n);
+	struct member_segments *ms = sb->ms;
+	uint8_t *buf = sb->window;
+	uint64_t start = off;
+
+	for (i = 0; i < n; i++) {
+		ms[i].dev = a->role[i] ? &a->role[i]->dev : NULL;
+		ms[i].buf = buf;
+	}
+	while (rc == 0 && off < end) {
+		size_t len = end - off < window ? (size_t)(end - off) : window;
+
+		if (in) {
+			const uint8_t *p;
+			long long got = take_input(in, buf, off, len, &p, d);
+
+			if (got <= 0) {
+				rc = (int)got;
+				break;
+			}
+			len = (size_t)got;
+			for (i = 0; i < n; i++)
+				ms[i].buf = (uint8_t *)p;    /* written from, never into */
+			rc = window_io(a, pool, ms, off, len, true, d);
+		} else {
+			rc = window_io(a, pool, ms, off, len, false, d);
+			if (rc == 0)
+				rc = sink(ctx, buf, len, d);
+		}
+		if (rc == 0)
+			off += len;
+		if (done)
+			*done = off - start;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* Fresh P (and Q) for one row from its data chunks in the batch. */
+static void gen_parity_row(struct parity_batch *b, const struct stripe_map *m, uint64_t k)
+{
+	void *blocks[ST_MAX_DISKS + 2];
+	int nd = layout_row_blocks(m, b->buf, k * b->chunk, b->zero, blocks);
+
+	if (m->qd < 0)
+		parity_xor(blocks[nd], blocks, nd, b->chunk);
+	else
+		parity_gen_pq(nd, b->chunk, blocks);
+}
+
+/* Copies the new bytes [lo, hi) of the array from src (which holds them
+ * from lo on) into the data chunks of the batch's rows, from row0 on. */
+static void merge_rows(struct parity_batch *b, uint64_t row0, uint64_t nrows, const uint8_t *src,
+		       uint64_t lo, uint64_t hi)
+{
+	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, base = row0 * row_bytes, k;
+
+	for (k = 0; k < nrows; k++) {
+		struct stripe_map map;
+		int dd;
+
+		layout_stripe(&b->a->geo, row0 + k, &map);
+		for (dd = 0; dd < map.data_disks; dd++) {
+			uint64_t cb = base + k * row_bytes + (uint64_t)dd * b->chunk, ce = cb + b->chunk;
+			uint64_t from = cb > lo ? cb : lo, to = ce < hi ? ce : hi;
+
+			if (from < to)
+				memcpy(b->buf[map.data[dd]] + k * b->chunk + (from - cb), src + (from - lo),
+				       (size_t)(to - from));
+		}
+		gen_parity_row(b, &map, k);
+	}
+}
+
+/* Collects the write in flight, if any: *written moves on to done only
+ * once every member has taken its part. */
+static int write_collect(struct pool *pl, struct parity_batch *b, uint64_t done, uint64_t *written,
+			 struct diag *d)
+{
+	if (!pl->busy)
+		return 0;
+	if (member_io_wait(pl, b->io, b->a->geo.raid_disks, d) < 0)
+		return -1;
+	*written = done;
+	return 0;
+}
+
+/* Reads the batch's rows as they are, rebuilding what missing members
+ * held, for a batch the input covers only in part. */
+static int read_for_merge(struct pool *pl, struct parity_batch *b, uint64_t row, uint64_t nrows,
+			  struct diag *d)
+{
+	uint64_t k;
+	int rc;
+
+	batch_io(b, row, nrows, false);
+	pool_submit(pl, member_io_run, b->io, sizeof(*b->io));
+	rc = member_io_wait(pl, b->io, b->a->geo.raid_disks, d);
+	for (k = 0; rc == 0 && b->a->missing && k < nrows; k++) {
+		struct stripe_map map;
+
+		layout_stripe(&b->a->geo, row + k, &map);
+		rc = rebuild_row(b, &map, k, d);
+	}
+	return rc;
+}
+
+/* RAID4/5/6 writes, a batch of rows at a time.  Rows the input covers
+ * whole are computed without reading; a batch with a partial row reads its
+ * rows first (rebuilding what missing members held) and merges.  Double
+ * buffered: the workers write one batch while this thread reads the input
+ * and computes parity for the next. */
+static int write_parity_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
+			       uint64_t end, struct write_input *in, uint64_t *written, struct diag *d)
+{
+	struct parity_batch *b = sb->b;
+	int cur = 0, rc = 0;
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
+	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, pending = 0;
+	uint8_t *lin = sb->lin;
+	struct diag wd;
+
+	while (rc == 0 && row * row_bytes < end) {
+		uint64_t base = row * row_bytes, lo = off > base ? off : base;
+		uint64_t hi = base + b[cur].rows * row_bytes < end ? base + b[cur].rows * row_bytes : end, nrows;
+		const uint8_t *src;
+		long long got = take_input(in, lin + (lo - base), lo, (size_t)(hi - lo), &src, d);
+
+		if (got <= 0) {
+			rc = got < 0 ? -1 : 0;
+			break;
+		}
+		hi = lo + (uint64_t)got;
+		nrows = (hi - base + row_bytes - 1) / row_bytes;
+		/* the pool does one job at a time: the write in flight goes first */
+		if (lo > base || hi < base + nrows * row_bytes)
+			rc = write_collect(pool, &b[!cur], pending - off, written, d) < 0 ||
+			     read_for_merge(pool, &b[cur], row, nrows, d) < 0 ? -1 : 0;
+		if (rc == 0) {
+			merge_rows(&b[cur], row, nrows, src, lo, hi);
+			rc = write_collect(pool, &b[!cur], pending - off, written, d);
+		}
+		if (rc == 0) {
+			batch_io(&b[cur], row, nrows, true);
+			pool_submit(pool, member_io_run, b[cur].io, sizeof(*b[cur].io));
+			pending = hi;
+			cur = !cur;
+		}
+		row += nrows;
+	}
+	/* d may already hold the input's failure, which comes first */
+	if (write_collect(pool, &b[!cur], pending - off, written, &wd) < 0 && rc == 0) {
+		*d = wd;
+		rc = -1;
+	}
+	return rc;
+}
+
+static void buffers_free(struct stripe_buffers *sb, int n)
+{
+	int i;
+
+	if (!sb)
+		return;
+	batch_free(&sb->b[0]);
+	batch_free(&sb->b[1]);
+	for (i = 0; sb->ms && i < n; i++)
+		free(sb->ms[i].seg);
+	free(sb->ms);
+	free(sb->zero);
+	free(sb->lin);
+	free(sb->window);
+	free(sb);
+}
+
+/* The engine's buffers, made at its first call. */
+static struct stripe_buffers *engine_buffers(struct stripe_engine *e, struct diag *d)
+{
+	struct array *a = e->a;
+	int n = a->geo.raid_disks;
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
+	struct stripe_buffers *sb;
+
+	if (e->buf)
+		return e->buf;
+	if (!(sb = calloc(1, sizeof(*sb)))) {
+		diag_fail(d, "out of memory");
+		return NULL;
+	}
+	sb->b[0].a = sb->b[1].a = a;
+	if (layout_has_parity(a->geo.level)) {
+		sb->zero = dev_alloc(chunk);
+		memset(sb->zero, 0, chunk);
+		if (batch_alloc(&sb->b[0], a, sb->zero, d) < 0 || batch_alloc(&sb->b[1], a, sb->zero, d) < 0) {
+			buffers_free(sb, n);
+			return NULL;
+		}
+		sb->lin = dev_alloc(sb->b[0].rows * chunk * (size_t)a->geo.data_disks);
+	} else {
+		sb->window = dev_alloc(copy_window(n));
+		if (!(sb->ms = calloc((size_t)n, sizeof(*sb->ms)))) {
+			diag_fail(d, "out of memory");
+			buffers_free(sb, n);
+			return NULL;
+		}
+	}
+	return e->buf = sb;
+}
+
+void stripe_engine_start(struct stripe_engine *e, struct array *a)
+{
+	e->a = a;
+	e->buf = NULL;
+	pool_start(&e->pool, a->geo.raid_disks, a->geo.raid_disks);
+}
+
+void stripe_engine_stop(struct stripe_engine *e)
+{
+	pool_stop(&e->pool);
+	buffers_free(e->buf, e->a->geo.raid_disks);
+	e->buf = NULL;
+}
+
+static int check_range(struct array *a, uint64_t off, uint64_t len, struct diag *d)
+{
+	uint64_t size = a->geo.array_sectors * 512;
+
+	if (off > size || len > size - off)
+		return diag_fail(d, "range %llu+%llu is outside the array (%llu bytes)",
+				 (unsigned long long)off, (unsigned long long)len,
+				 (unsigned long long)size);
+	return array_check_readable(a, d);
+}
+
+/* Before a call's work: the range checked and the engine's buffers made;
+ * 1 to go on, 0 for an empty range, -1 with d set. */
+static int engine_begin(struct stripe_engine *e, uint64_t off, uint64_t len, struct stripe_buffers **sb,
+			struct diag *d)
+{
+	if (check_range(e->a, off, len, d) < 0)
+		return -1;
+	if (len == 0)
+		return 0;
+	return (*sb = engine_buffers(e, d)) ? 1 : -1;
+}
+
+static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, struct write_input *in,
+			uint64_t *written, struct diag *d)
+{
+	struct array *a = e->a;
+	struct stripe_buffers *sb;
+	int rc;
+
+	*written = 0;
+	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
+		return rc;
+	if (layout_has_parity(a->geo.level))
+		return write_parity_levels(a, &e->pool, sb, off, off + len, in, written, d);
+	return copy_levels(a, &e->pool, sb, off, off + len, NULL, in, NULL, written, d);
+}
+
+int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, stripe_source source,
+			void *ctx, uint64_t *written, struct diag *d)
+{
+	struct write_input in = { .source = source, .ctx = ctx };
+
+	return engine_write(e, off, len, &in, written, d);
+}
+
+int stripe_engine_write_from(struct stripe_engine *e, uint64_t off, uint64_t len, const void *data,
+			     uint64_t *written, struct diag *d)
+{
+	struct write_input in = { .data = data, .at = off };
+
+	return engine_write(e, off, len, &in, written, d);
+}
+
+int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
+		       stripe_sink sink, void *ctx, struct diag *d)
+{
+	struct array *a = e->a;
+	struct stripe_buffers *sb;
+	int rc;
+
+	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
+		return rc;
+	if (layout_has_parity(a->geo.level))
+		return read_parity_levels(a, &e->pool, sb, off, off + len, sink, ctx, d);
+	return copy_levels(a, &e->pool, sb, off, off + len, sink, NULL, ctx, NULL, d);
+}
+
+int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
+		 void *ctx, uint64_t *written, struct diag *d)
+{
+	struct stripe_engine e;
+	int rc;
+
+	*written = 0;
+	if (check_range(a, off, len, d) < 0)
+		return -1;
+	stripe_engine_start(&e, a);
+	rc = stripe_engine_write(&e, off, len, source, ctx, written, d);
+	stripe_engine_stop(&e);
+	return rc;
+}
+
+int stripe_read(struct array *a, uint64_t off, uint64_t len,
+		stripe_sink sink, void *ctx, struct diag *d)
+{
+	struct stripe_engine e;
+	int rc;
+
+	if (check_range(a, off, len, d) < 0)
+		return -1;
+	stripe_engine_start(&e, a);
+	rc = stripe_engine_read(&e, off, len, sink, ctx, d);
+	stripe_engine_stop(&e);
+	return rc;
+}
