@@ -19,6 +19,10 @@ enum md_role {
 };
 
 #define MD_MAX_SECTOR UINT64_MAX
+#define MD_SB_MAGIC 0xa92b4efcu      /* every version's first word */
+
+/* The bad-block log mdadm makes and md fills: 8 sectors, 512 entries. */
+#define MD_BBLOG_SECTORS 8
 
 struct md_super {
 	int major;                   /* 0 or 1 */
@@ -51,6 +55,90 @@ struct md_super {
 	} raw;
 };
 
+/* One member of a new array, by device number. */
+struct super_slot {
+	bool present;                /* false: "missing" */
+	int role;                    /* slot, or ROLE_SPARE */
+	uint32_t rdev_major, rdev_minor;   /* a block device's numbers, else 0 */
+};
+
+/* What every superblock of a new array records (create). */
+struct super_array {
+	const uint8_t *uuid;         /* 16 bytes */
+	const char *name;            /* NULL or "": "0" */
+	const char *homehost;        /* NULL: none */
+	uint64_t now;                /* seconds */
+	int level, layout, raid_disks, spares;
+	uint32_t chunk_sectors;      /* 0 for raid1 */
+	uint64_t size;               /* component sectors */
+	int minor;                   /* 1.x: 0, 1 or 2 */
+	uint64_t data_offset;        /* sectors: 1.1 and 1.2 */
+	int n;                       /* members, present or not */
+	const struct super_slot *slot;
+};
+
+/* A member taking a role of a running array (recovery's target). */
+struct super_joiner {
+	const char *path;            /* names messages */
+	int role;
+	bool readd;                  /* its superblock is the array's: keeps identity and placement */
+	uint64_t resume;             /* sectors already rebuilt */
+	uint64_t dev_sectors;
+	const int *taken;            /* device numbers other members hold */
+	int ntaken;
+};
+
+/* Everything one superblock version knows, in the spirit of mdadm's
+ * struct superswitch: where it sits, how its bytes read and write, and how
+ * create and recovery record members in it.  Dev sizes are in sectors. */
+struct super_ops {
+	int major;
+	const char *label;           /* "0.90", "v1": names messages */
+	uint64_t min_dev_sectors;    /* smaller members cannot hold one */
+	int max_devices;             /* members its role table can list */
+	bool tracks_recovery;        /* records a rebuild's progress (1.x recovery_offset) */
+
+	/* placement */
+	uint64_t (*location)(int minor, uint64_t dev_sectors);
+	uint64_t (*default_data_offset)(int minor, uint64_t dev_sectors, uint32_t chunk_sectors);
+	/* data sectors a new member of dev_sectors offers */
+	uint64_t (*data_room)(int minor, uint64_t dev_sectors, uint64_t data_offset);
+	/* data sectors a replacement offers under ref's metadata */
+	uint64_t (*joiner_room)(const struct md_super *ref, uint64_t dev_sectors);
+	/* the smallest device that holds need data sectors under ref's metadata */
+	uint64_t (*joiner_min_sectors)(const struct md_super *ref, uint64_t need);
+
+	/* bytes: decode fills sb->raw (and 0.90's minor) from 4096 bytes */
+	int (*decode)(const uint8_t *buf, struct md_super *sb, struct diag *d);
+	int (*validate)(const struct md_super *sb, const char *path, struct diag *d);
+	void (*encode)(const struct md_super *sb, uint8_t buf[4096], size_t *len);
+	void (*summarise)(struct md_super *sb);      /* summary fields from sb->raw */
+	void (*seal)(struct md_super *sb);           /* the checksum */
+
+	/* members */
+	int (*role_of)(const struct md_super *sb, int dev_number);
+	void (*new_member)(struct md_super *sb, const struct super_array *a, int number,
+			   uint64_t dev_sectors);
+	/* a joiner's superblock from the array's: 1.x in its role, recovering
+	 * from resume; 0.90, which cannot record a recovery, as a spare */
+	int (*replacement)(struct md_super *sb, const struct md_super *ref,
+			   const struct super_joiner *j, struct diag *d);
+	/* the joiner holds its role in sync now */
+	void (*recovered)(struct md_super *sb, const struct md_super *ref, int role);
+	/* records in sb that member holds role */
+	void (*record_role)(struct md_super *sb, const struct md_super *member, int role);
+	/* records that only the device numbers in present take part */
+	void (*keep_devices)(struct md_super *sb, const int *present, int n);
+	void (*set_state)(struct md_super *sb, uint64_t events, bool clean, uint64_t now);
+	/* records the rebuild's progress; false where the version cannot */
+	bool (*checkpoint)(struct md_super *sb, uint64_t done);
+};
+
+extern const struct super_ops super0_ops, super1_ops;
+
+/* The table of metadata major version major (0 or 1). */
+const struct super_ops *super_ops_of(int major);
+
 /* Finds and validates the superblock on dv: 1.2, 1.1, 1.0, then 0.90.
  * Returns 0, or -1 with a message naming the path and what is wrong. */
 int super_load(struct dev *dv, struct md_super *sb, struct diag *d);
@@ -62,6 +150,14 @@ void super_encode(const struct md_super *sb, uint8_t buf[4096], size_t *len);
 /* The role this superblock records for device number dev_number, by the
  * array's own bookkeeping (slot >= 0 or enum md_role; ROLE_SPARE if unknown). */
 int super_role_of(const struct md_super *sb, int dev_number);
+
+/* The sectors where 1.2, 1.1, 1.0 and 0.90 keep a superblock on a member
+ * of dev_sectors. */
+#define SUPER_PLACES 4
+void super_places(uint64_t dev_sectors, uint64_t where[SUPER_PLACES]);
+
+/* Whether the 4096 bytes in buf start like an md superblock of any version. */
+bool super_is_md(const uint8_t *buf);
 
 /* "1.2", "0.90" */
 const char *super_version(const struct md_super *sb, char *buf, int len);

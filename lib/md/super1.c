@@ -1,12 +1,13 @@
-/* super1: decode, encode, checksum and validate v1.x md superblocks as the
- * kernel's super_1_load does. */
+/* super1: the v1.x md superblock: its codec, checksum and checks (as the
+ * kernel's super_1_load makes them), where 1.0, 1.1 and 1.2 put it and the
+ * data, and the operations table create and recovery record members by. */
 #include <stddef.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "util/endian.h"
-#include "md/super1.h"
-
-#define MD_SB_MAGIC 0xa92b4efcu
+#include "md/layout.h"
+#include "md/super.h"
 
 /* The on-disk layout of struct mdp_superblock_1, one row per field: the
  * codec walks this table both ways, so decoding and encoding cannot drift. */
@@ -184,3 +185,377 @@ int sb1_validate(const struct sb1 *sb, const char *path, uint64_t dev_sectors,
 		return diag_fail(d, "%s: reserved superblock padding is not zero", path);
 	return sb1_validate_layout(sb, path, dev_sectors, sb_sector, d);
 }
+
+static int role_of1(const struct md_super *sb, int dev_number)
+{
+	uint16_t role;
+
+	if (dev_number < 0 || (uint32_t)dev_number >= sb->raw.v1.max_dev)
+		return ROLE_SPARE;
+	role = sb->raw.v1.dev_roles[dev_number];
+	switch (role) {
+	case SB1_ROLE_FAULTY: return ROLE_FAULTY;
+	case SB1_ROLE_JOURNAL: return ROLE_JOURNAL;
+	default: return role >= SB1_ROLE_MAX ? ROLE_SPARE : role;
+	}
+}
+
+static void summarise1(struct md_super *s)
+{
+	const struct sb1 *r = &s->raw.v1;
+
+	s->major = 1;
+	s->feature_map = r->feature_map;
+	memcpy(s->uuid, r->set_uuid, 16);
+	memcpy(s->name, r->set_name, 32);
+	s->name[32] = 0;
+	s->ctime = r->ctime & 0xffffffffffULL;
+	s->utime = r->utime & 0xffffffffffULL;
+	s->level = (int32_t)r->level;
+	s->layout = (int32_t)r->layout;
+	s->size = r->size;
+	s->chunk_sectors = r->chunksize;
+	s->raid_disks = (int)r->raid_disks;
+	s->data_offset = r->data_offset;
+	s->data_size = r->data_size;
+	s->recovery_offset = r->recovery_offset;
+	s->resync_offset = r->resync_offset;
+	s->dev_number = (int)r->dev_number;
+	s->role = role_of1(s, s->dev_number);
+	memcpy(s->device_uuid, r->device_uuid, 16);
+	s->events = r->events;
+	s->csum_stored = r->sb_csum;
+	s->csum_computed = sb1_csum(r);
+	s->bitmap_offset = (int32_t)r->bitmap_offset;
+}
+
+static int decode1(const uint8_t *buf, struct md_super *sb, struct diag *d)
+{
+	return sb1_decode(buf, &sb->raw.v1, d);
+}
+
+static int validate1(const struct md_super *sb, const char *path, struct diag *d)
+{
+	return sb1_validate(&sb->raw.v1, path, sb->dev_sectors, sb->sb_sector, d);
+}
+
+static void encode1(const struct md_super *sb, uint8_t buf[4096], size_t *len)
+{
+	sb1_encode(&sb->raw.v1, buf);
+	*len = sb1_bytes(&sb->raw.v1);
+}
+
+static void seal1(struct md_super *sb)
+{
+	sb->raw.v1.sb_csum = sb1_csum(&sb->raw.v1);
+}
+
+/* Space mdadm leaves for a bitmap, by device size (choose_bm_space). */
+static uint64_t bm_space(uint64_t sectors)
+{
+	if (sectors < 128)
+		return 0;
+	if (sectors - 128 >= 200ULL * 1024 * 1024 * 2)
+		return 256;
+	if (sectors - 8 > 8ULL * 1024 * 1024 * 2)
+		return 128;
+	return 8;
+}
+
+/* mdadm's default data offset for 1.1/1.2: room for the superblock, bitmap
+ * and reshape headroom (about 0.1% of the device, at most 128 MiB, never
+ * less than two chunks' worth), rounded up to 1 MiB.  1.0 keeps data at 0. */
+static uint64_t default_data_offset1(int minor, uint64_t dev_sectors, uint32_t chunk_sectors)
+{
+	uint64_t headroom = 128 * 1024 * 2, off;
+
+	if (minor == 0)
+		return 0;
+	while ((headroom << 10) > dev_sectors &&
+	       (chunk_sectors == 0 || headroom / 2 >= (uint64_t)chunk_sectors * 2))
+		headroom >>= 1;
+	off = 24 + bm_space(dev_sectors) + headroom;
+	return (off + 2047) / 2048 * 2048;
+}
+
+/* 1.0: below the superblock, the bad-block log and the bitmap's room;
+ * 1.1 and 1.2: everything from the data offset. */
+static uint64_t data_room1(int minor, uint64_t dev_sectors, uint64_t data_offset)
+{
+	uint64_t over;
+
+	if (minor == 0) {
+		over = MD_BBLOG_SECTORS + bm_space(dev_sectors);
+		return dev_sectors >= 16 && sb1_location(0, dev_sectors) > over ?
+		       sb1_location(0, dev_sectors) - over : 0;
+	}
+	return dev_sectors > data_offset ? dev_sectors - data_offset : 0;
+}
+
+static uint64_t joiner_room1(const struct md_super *ref, uint64_t dev_sectors)
+{
+	uint64_t off;
+
+	if (ref->minor == 0) {
+		off = sb1_location(0, dev_sectors);
+		return off > MD_BBLOG_SECTORS ? off - MD_BBLOG_SECTORS : 0;
+	}
+	return dev_sectors > ref->data_offset ? dev_sectors - ref->data_offset : 0;
+}
+
+static uint64_t joiner_min_sectors1(const struct md_super *ref, uint64_t need)
+{
+	if (ref->minor == 0)
+		return (need + MD_BBLOG_SECTORS + 16 + 7) & ~(uint64_t)7;
+	return ref->data_offset + need;
+}
+
+/* Where a new member's superblock, data and bad-block log go: 1.0 puts
+ * the log and the bitmap's room just below the superblock at the end,
+ * 1.1 and 1.2 after the superblock and the bitmap's room when the data
+ * offset leaves space, else just before the data. */
+static void place_new1(struct sb1 *r, int minor, uint64_t dev_sectors, uint64_t data_offset)
+{
+	uint64_t bm = bm_space(r->size), off = sb1_location(minor, dev_sectors);
+
+	r->super_offset = off;
+	if (minor == 0) {
+		bm += MD_BBLOG_SECTORS;
+		if (off < r->size + bm)
+			bm = off - r->size;
+		r->data_offset = 0;
+		r->data_size = off - bm;
+		if (bm >= MD_BBLOG_SECTORS) {
+			r->bblog_size = MD_BBLOG_SECTORS;
+			r->bblog_offset = (uint32_t)-MD_BBLOG_SECTORS;
+		}
+		return;
+	}
+	r->data_offset = data_offset;
+	r->data_size = dev_sectors - data_offset;
+	if (data_offset >= off + 8 + bm + MD_BBLOG_SECTORS) {
+		r->bblog_size = MD_BBLOG_SECTORS;
+		r->bblog_offset = (uint32_t)(8 + bm);
+	} else if (data_offset >= off + 8 + MD_BBLOG_SECTORS) {
+		r->bblog_size = MD_BBLOG_SECTORS;
+		r->bblog_offset = (uint32_t)(data_offset - MD_BBLOG_SECTORS - off);
+	}
+}
+
+/* A 1.0 replacement keeps the room between data and superblock that the
+ * array's own members have (bitmap and bad-block log); 1.1 and 1.2 keep
+ * the array's superblock and data offsets. */
+static void place_joiner1(struct sb1 *r, const struct md_super *ref, uint64_t dev_sectors)
+{
+	if (ref->minor == 0) {
+		uint64_t gap = ref->raw.v1.super_offset - ref->raw.v1.data_size;
+
+		r->super_offset = sb1_location(0, dev_sectors);
+		r->data_offset = 0;
+		r->data_size = r->super_offset > gap ? r->super_offset - gap : 0;
+		r->bblog_shift = 0;
+		r->bblog_size = MD_BBLOG_SECTORS;
+		r->bblog_offset = (uint32_t)-MD_BBLOG_SECTORS;
+	} else {
+		r->super_offset = ref->raw.v1.super_offset;
+		r->data_size = dev_sectors - r->data_offset;
+	}
+}
+
+static void set_name1(struct sb1 *r, const struct super_array *a)
+{
+	const char *name = a->name && *a->name ? a->name : "0";
+	size_t h = a->homehost ? strlen(a->homehost) : 0, n = strlen(name);
+
+	/* mdadm's convention: "homehost:name" when it fits in 32 bytes */
+	memset(r->set_name, 0, sizeof(r->set_name));
+	if (h && !strchr(name, ':') && h + 1 + n < sizeof(r->set_name)) {
+		memcpy(r->set_name, a->homehost, h);
+		r->set_name[h] = ':';
+		memcpy(r->set_name + h + 1, name, n);
+	} else {
+		memcpy(r->set_name, name, n < sizeof(r->set_name) - 1 ? n : sizeof(r->set_name) - 1);
+	}
+}
+
+#define SB1_ROLES_MAX_DEV 128        /* mdadm's max_dev for up to 128 devices */
+
+/* mdadm's write_init_super1. */
+static void new_member1(struct md_super *sb, const struct super_array *a, int number,
+			uint64_t dev_sectors)
+{
+	struct sb1 *r = &sb->raw.v1;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->magic = MD_SB_MAGIC;
+	r->major_version = 1;
+	r->feature_map = a->level == MD_LEVEL_RAID0 ? SB1_FEAT_RAID0_LAYOUT : 0;
+	memcpy(r->set_uuid, a->uuid, 16);
+	set_name1(r, a);
+	r->ctime = r->utime = a->now;
+	r->level = (uint32_t)a->level;
+	r->layout = (uint32_t)a->layout;
+	r->size = a->size;
+	r->chunksize = a->level == MD_LEVEL_RAID1 ? 0 : a->chunk_sectors;
+	r->raid_disks = (uint32_t)a->raid_disks;
+	place_new1(r, a->minor, dev_sectors, a->data_offset);
+	r->dev_number = (uint32_t)number;
+	if (getrandom(r->device_uuid, sizeof(r->device_uuid), 0) != sizeof(r->device_uuid))
+		memset(r->device_uuid, number + 1, sizeof(r->device_uuid));
+	r->events = 1;
+	r->resync_offset = MD_MAX_SECTOR;
+	r->max_dev = a->n <= SB1_ROLES_MAX_DEV ? SB1_ROLES_MAX_DEV : (uint32_t)(a->n + 255) / 256 * 256;
+	for (i = 0; i < SB1_MAX_DEV; i++)
+		r->dev_roles[i] = SB1_ROLE_SPARE;
+	for (i = 0; i < a->n; i++)
+		if (a->slot[i].present && a->slot[i].role >= 0)
+			r->dev_roles[i] = (uint16_t)a->slot[i].role;
+	sb->major = 1;
+	sb->minor = a->minor;
+	sb->sb_sector = r->super_offset;
+	sb->dev_sectors = dev_sectors;
+}
+
+static bool taken(const struct super_joiner *j, uint32_t number)
+{
+	int i;
+
+	for (i = 0; i < j->ntaken; i++)
+		if (j->taken[i] == (int)number)
+			return true;
+	return false;
+}
+
+/* A device number that holds no role in ref and no other member holds:
+ * md tells members apart by it. */
+static int free_dev_number(const struct sb1 *ref, const struct super_joiner *j)
+{
+	uint32_t k;
+
+	for (k = 0; k < ref->max_dev; k++)
+		if (ref->dev_roles[k] >= SB1_ROLE_MAX && !taken(j, k))
+			return (int)k;
+	return -1;
+}
+
+static int replacement1(struct md_super *sb, const struct md_super *ref,
+			const struct super_joiner *j, struct diag *d)
+{
+	struct sb1 own = sb->raw.v1, *r = &sb->raw.v1;
+	int number;
+
+	*r = ref->raw.v1;
+	r->feature_map &= ~(uint32_t)(SB1_FEAT_BAD_BLOCKS | SB1_FEAT_REPLACEMENT);
+	r->feature_map |= SB1_FEAT_RECOVERY_OFFSET;
+	r->recovery_offset = j->resume;
+	r->cnt_corrected_read = 0;
+	r->devflags = 0;
+	if (j->readd) {
+		r->dev_number = own.dev_number;
+		memcpy(r->device_uuid, own.device_uuid, 16);
+		r->super_offset = own.super_offset;
+		r->data_offset = own.data_offset;
+		r->data_size = own.data_size;
+		r->bblog_shift = own.bblog_shift;
+		r->bblog_size = own.bblog_size;
+		r->bblog_offset = own.bblog_offset;
+	} else {
+		number = free_dev_number(&ref->raw.v1, j);
+		if (number < 0)
+			return diag_fail(d, "%s: every one of the array's %u device numbers is taken",
+					 j->path, r->max_dev);
+		r->dev_number = (uint32_t)number;
+		if (getrandom(r->device_uuid, 16, 0) != 16)
+			return diag_fail(d, "%s: no random numbers for a device UUID", j->path);
+		place_joiner1(r, ref, j->dev_sectors);
+	}
+	if (r->data_size < r->size)
+		return diag_fail(d, "%s: data area of %llu sectors, the array needs %llu",
+				 j->path, (unsigned long long)r->data_size, (unsigned long long)r->size);
+	sb->major = 1;
+	sb->minor = ref->minor;
+	sb->sb_sector = r->super_offset;
+	sb->dev_sectors = j->dev_sectors;
+	summarise1(sb);
+	return 0;
+}
+
+static void recovered1(struct md_super *sb, const struct md_super *ref, int role)
+{
+	sb->raw.v1.feature_map &= ~(uint32_t)SB1_FEAT_RECOVERY_OFFSET;
+	sb->raw.v1.recovery_offset = 0;
+}
+
+/* member's number holds role; a number that held the role before and left
+ * is free again. */
+static void record_role1(struct md_super *sb, const struct md_super *member, int role)
+{
+	struct sb1 *r = &sb->raw.v1;
+	uint32_t k, number = member->raw.v1.dev_number;
+
+	for (k = 0; k < r->max_dev; k++)
+		if (r->dev_roles[k] == role && k != number)
+			r->dev_roles[k] = SB1_ROLE_SPARE;
+	r->dev_roles[number] = (uint16_t)role;
+}
+
+static void keep_devices1(struct md_super *sb, const int *present, int n)
+{
+	uint32_t k;
+	int i;
+
+	/* md 6.x writes spare for a number no device holds */
+	for (k = 0; k < sb->raw.v1.max_dev && k < SB1_MAX_DEV; k++) {
+		for (i = 0; i < n && present[i] != (int)k; i++)
+			;
+		if (i == n)
+			sb->raw.v1.dev_roles[k] = SB1_ROLE_SPARE;
+	}
+}
+
+static void set_state1(struct md_super *sb, uint64_t events, bool clean, uint64_t now)
+{
+	struct sb1 *r = &sb->raw.v1;
+
+	r->events = events;
+	r->resync_offset = clean ? MD_MAX_SECTOR : 0;
+	r->utime = now & 0xffffffffffULL;
+}
+
+static bool checkpoint1(struct md_super *sb, uint64_t done)
+{
+	sb->raw.v1.recovery_offset = done;
+	return true;
+}
+
+static uint64_t location1(int minor, uint64_t dev_sectors)
+{
+	return sb1_location(minor, dev_sectors);
+}
+
+const struct super_ops super1_ops = {
+	.major = 1,
+	.label = "v1",
+	.max_devices = SB1_MAX_DEV,
+	.min_dev_sectors = 0,
+	.tracks_recovery = true,
+	.location = location1,
+	.default_data_offset = default_data_offset1,
+	.data_room = data_room1,
+	.joiner_room = joiner_room1,
+	.joiner_min_sectors = joiner_min_sectors1,
+	.decode = decode1,
+	.validate = validate1,
+	.encode = encode1,
+	.summarise = summarise1,
+	.seal = seal1,
+	.role_of = role_of1,
+	.new_member = new_member1,
+	.replacement = replacement1,
+	.recovered = recovered1,
+	.record_role = record_role1,
+	.keep_devices = keep_devices1,
+	.set_state = set_state1,
+	.checkpoint = checkpoint1,
+};
