@@ -1,10 +1,13 @@
-/* badblocks: decode md's bad-block log: le64 entries, start in the high 54
- * bits and length in the low 10, both in units of 1 << bblog_shift sectors. */
+/* badblocks: md's bad-block log, read and written: le64 entries, start in
+ * the high 54 bits and length in the low 10, both in units of
+ * 1 << bblog_shift sectors, then all-ones filler. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "md/badblocks.h"
 #include "util/endian.h"
+
+#define BBLOG_MAX_LEN 512            /* sectors per entry, as the kernel writes them */
 
 int badblocks_read(struct dev *dv, const struct md_super *sb, struct badblocks *bb, struct diag *d)
 {
@@ -54,4 +57,54 @@ void badblocks_free(struct badblocks *bb)
 	free(bb->ranges);
 	bb->ranges = NULL;
 	bb->count = 0;
+}
+
+/* Fills the log's bytes with the ranges, each cut into entries of at most
+ * BBLOG_MAX_LEN sectors; -1 when they need more than cap entries. */
+static int encode_ranges(uint8_t *buf, size_t cap, const struct bad_range *bad, int nbad)
+{
+	size_t k = 0;
+	int i;
+
+	for (i = 0; i < nbad; i++) {
+		uint64_t s = bad[i].start, left = bad[i].len;
+
+		while (left && k < cap) {
+			uint64_t len = left < BBLOG_MAX_LEN ? left : BBLOG_MAX_LEN;
+
+			put_le64(buf + 8 * k++, s << 10 | len);
+			s += len;
+			left -= len;
+		}
+		if (left)
+			return -1;
+	}
+	return 0;
+}
+
+int badblocks_write(struct dev *dv, struct md_super *sb, const struct bad_range *bad, int nbad,
+		    struct diag *d)
+{
+	struct sb1 *r = &sb->raw.v1;
+	size_t bytes = (size_t)r->bblog_size * 512;
+	uint64_t at = (sb->sb_sector + (uint64_t)(int64_t)(int32_t)r->bblog_offset) * 512;
+	uint8_t *buf;
+	int rc;
+
+	if (!nbad || sb->major != 1)
+		return 0;
+	if (!r->bblog_size || !r->bblog_offset)
+		return diag_fail(d, "%s: %d unrecoverable ranges, and the superblock has no bad-block log to record them",
+				 dv->path, nbad);
+	buf = dev_alloc(bytes);
+	memset(buf, 0xff, bytes);
+	if (encode_ranges(buf, bytes / 8, bad, nbad) < 0) {
+		free(buf);
+		return diag_fail(d, "%s: the bad-block log holds %zu entries, too few for the unrecoverable ranges",
+				 dv->path, bytes / 8);
+	}
+	rc = dev_write(dv, buf, bytes, at, d);
+	free(buf);
+	r->feature_map |= SB1_FEAT_BAD_BLOCKS;
+	return rc;
 }

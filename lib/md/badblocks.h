@@ -24,4 +24,11 @@ struct badblocks {
 int badblocks_read(struct dev *dv, const struct md_super *sb, struct badblocks *bb, struct diag *d);
 void badblocks_free(struct badblocks *bb);
 
+/* Writes the nbad ranges (device sectors, in order) as the member's log and
+ * marks it in use in sb (sealed and written by the caller).  0.90 has no
+ * log: nothing is written.  Fails naming the member when its superblock
+ * has no log or the log has too few entries. */
+int badblocks_write(struct dev *dv, struct md_super *sb, const struct bad_range *bad, int nbad,
+		    struct diag *d);
+
 #endif

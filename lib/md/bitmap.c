@@ -1,4 +1,5 @@
-/* bitmap: parse md's internal bitmap superblock and count its dirty bits. */
+/* bitmap: parse md's internal bitmap superblock and count its dirty bits;
+ * copy a bitmap onto a new member. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,5 +67,26 @@ int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm,
 	if (rc == 0)
 		bm->dirty = count_bits(bits, bm->bits);
 	free(bits);
+	return rc;
+}
+
+int bitmap_copy(struct dev *from, const struct md_super *from_sb, struct dev *to,
+		const struct md_super *to_sb, struct diag *d)
+{
+	struct md_bitmap bm;
+	uint64_t bytes;
+	uint8_t *buf;
+	int rc;
+
+	rc = bitmap_read(from, from_sb, &bm, d);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	/* its 256-byte superblock and the bits, in whole sectors */
+	bytes = (256 + (bm.bits + 7) / 8 + 511) / 512 * 512;
+	buf = dev_alloc(bytes);
+	rc = dev_read(from, buf, bytes, bm.sector * 512, d);
+	if (rc == 0)
+		rc = dev_write(to, buf, bytes, (to_sb->sb_sector + (uint64_t)(int64_t)to_sb->bitmap_offset) * 512, d);
+	free(buf);
 	return rc;
 }

@@ -34,4 +34,9 @@ struct md_bitmap {
  * 0 when read, -1 on error (I/O, bad magic, UUID not the array's). */
 int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm, struct diag *d);
 
+/* Copies the bitmap from_sb points at on from to where to_sb points on to,
+ * so md finds one there.  Returns 0 (also when from has none), -1 on error. */
+int bitmap_copy(struct dev *from, const struct md_super *from_sb, struct dev *to,
+		const struct md_super *to_sb, struct diag *d);
+
 #endif

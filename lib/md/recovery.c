@@ -3,16 +3,15 @@
  * feature RECOVERY_OFFSET, checkpoints move recovery_offset, and the end
  * clears it and brings every member to the same events. */
 #include <stdlib.h>
-#include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "md/bitmap.h"
-#include "util/endian.h"
 #include "md/recovery.h"
 
-#define BBLOG_MAX_LEN 512            /* sectors per entry, as the kernel writes them */
-#define BBLOG_DEFAULT_SECTORS 8
+static const struct super_ops *ops(const struct array *a)
+{
+	return super_ops_of(a->ref->major);
+}
 
 static bool role_holder(const struct array *a, const struct member *m)
 {
@@ -29,66 +28,31 @@ static bool is_target(const struct rebuild_target *t, int n, const struct member
 	return false;
 }
 
-/* A device number no member of the array uses, nor another target: md
- * tells members apart by it. */
-static int free_dev_number(const struct array *a, const struct rebuild_target *t, int n,
-			   const struct rebuild_target *self)
+/* Device numbers a new target must not take (md tells members apart by
+ * them): the array's members', and those of the targets that keep theirs
+ * or chose before self.  Returns how many, in taken. */
+static int taken_numbers(const struct array *a, const struct rebuild_target *t, int n,
+			 const struct rebuild_target *self, int *taken)
 {
-	const struct sb1 *ref = &a->ref->raw.v1;
-	uint32_t k;
-	int i;
-	bool used;
+	int i, k = 0;
 
-	for (k = 0; k < ref->max_dev; k++) {
-		used = ref->dev_roles[k] < SB1_ROLE_MAX;
-		for (i = 0; !used && i < a->nmembers; i++) {
-			const struct member *m = &a->members[i];
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
 
-			used = m->has_sb && m->state != MEMBER_FOREIGN && m->sb.dev_number == (int)k &&
-			       !is_target(t, n, m);
-		}
-		for (i = 0; !used && i < n; i++)
-			used = &t[i] != self && t[i].m->sb.dev_number == (int)k &&
-			       (t[i].readd || &t[i] < self);
-		if (!used)
-			return (int)k;
+		if (m->has_sb && m->state != MEMBER_FOREIGN && !is_target(t, n, m))
+			taken[k++] = m->sb.dev_number;
 	}
-	return -1;
-}
-
-/* Where a 1.0 superblock goes on this device, and the data it leaves room
- * for (mdadm: the bad-block log and bitmap room sit just below it). */
-static uint64_t sb10_offset(uint64_t dev_sectors)
-{
-	return (dev_sectors - 16) & ~(uint64_t)7;
-}
-
-/* Sectors a replacement of dev_sectors offers for data under this array's
- * metadata, as the target's superblock will describe it. */
-static uint64_t target_data_sectors(const struct array *a, uint64_t dev_sectors)
-{
-	const struct md_super *ref = a->ref;
-
-	if (ref->major == 0)
-		return dev_sectors < 256 ? 0 : sb0_location(dev_sectors);
-	if (ref->minor == 0) {
-		uint64_t off = dev_sectors >= 16 ? sb10_offset(dev_sectors) : 0;
-
-		return off > BBLOG_DEFAULT_SECTORS ? off - BBLOG_DEFAULT_SECTORS : 0;
-	}
-	return dev_sectors > ref->data_offset ? dev_sectors - ref->data_offset : 0;
+	for (i = 0; i < n; i++)
+		if (&t[i] != self && (t[i].readd || &t[i] < self))
+			taken[k++] = t[i].m->sb.dev_number;
+	return k;
 }
 
 uint64_t rebuild_min_size(const struct array *a)
 {
-	const struct md_super *ref = a->ref;
-	uint64_t need = a->geo.level == MD_LEVEL_RAID10 ? a->geo.dev_sectors : ref->size;
+	uint64_t need = a->geo.level == MD_LEVEL_RAID10 ? a->geo.dev_sectors : a->ref->size;
 
-	if (ref->major == 0)
-		return (need + 128 + 127) / 128 * 128 * 512;
-	if (ref->minor == 0)
-		return ((need + BBLOG_DEFAULT_SECTORS + 16 + 7) & ~(uint64_t)7) * 512;
-	return (ref->data_offset + need) * 512;
+	return ops(a)->joiner_min_sectors(a->ref, need) * 512;
 }
 
 static int check_fits(const struct array *a, const struct rebuild_target *t, struct diag *d)
@@ -96,102 +60,26 @@ static int check_fits(const struct array *a, const struct rebuild_target *t, str
 	uint64_t have = t->m->dev.size;
 
 	if (have / 512 >= rebuild_min_size(a) / 512 &&
-	    target_data_sectors(a, have / 512) >= a->ref->size)
+	    ops(a)->joiner_room(a->ref, have / 512) >= a->ref->size)
 		return 0;
 	return diag_fail(d, "%s: %llu bytes, too small for role %d: it needs %llu bytes",
 			 t->m->path, (unsigned long long)have, t->role,
 			 (unsigned long long)rebuild_min_size(a));
 }
 
-/* The 1.x superblock of a target: the array's (freshest) superblock with
- * this device's identity and placement. */
-static int build_sb1(const struct array *a, struct rebuild_target *all, int n,
-		     struct rebuild_target *t, struct diag *d)
+/* A target's superblock: the array's (freshest) one with this device's
+ * identity and placement, as its version records a member being rebuilt. */
+static int build_target(const struct array *a, struct rebuild_target *all, int n,
+			struct rebuild_target *t, struct diag *d)
 {
-	struct md_super *sb = &t->m->sb;
-	struct sb1 own = sb->raw.v1, *r = &sb->raw.v1;
-	uint64_t dev = t->m->dev.size / 512;
-	int number;
+	int taken[a->nmembers + n + 1];
+	struct super_joiner j = {
+		.path = t->m->path, .role = t->role, .readd = t->readd, .resume = t->resume,
+		.dev_sectors = t->m->dev.size / 512, .taken = taken,
+	};
 
-	*r = a->ref->raw.v1;
-	r->feature_map &= ~(uint32_t)(SB1_FEAT_BAD_BLOCKS | SB1_FEAT_REPLACEMENT);
-	r->feature_map |= SB1_FEAT_RECOVERY_OFFSET;
-	r->recovery_offset = t->resume;
-	r->cnt_corrected_read = 0;
-	r->devflags = 0;
-	if (t->readd) {
-		r->dev_number = own.dev_number;
-		memcpy(r->device_uuid, own.device_uuid, 16);
-		r->super_offset = own.super_offset;
-		r->data_offset = own.data_offset;
-		r->data_size = own.data_size;
-		r->bblog_shift = own.bblog_shift;
-		r->bblog_size = own.bblog_size;
-		r->bblog_offset = own.bblog_offset;
-	} else {
-		number = free_dev_number(a, all, n, t);
-		if (number < 0)
-			return diag_fail(d, "%s: every one of the array's %u device numbers is taken",
-					 t->m->path, r->max_dev);
-		r->dev_number = (uint32_t)number;
-		if (getrandom(r->device_uuid, 16, 0) != 16)
-			return diag_fail(d, "%s: no random numbers for a device UUID", t->m->path);
-		if (a->ref->minor == 0) {
-			/* the same room between data and superblock as the
-			 * array's own members (bitmap and bad-block log) */
-			uint64_t gap = a->ref->raw.v1.super_offset - a->ref->raw.v1.data_size;
-
-			r->super_offset = sb10_offset(dev);
-			r->data_offset = 0;
-			r->data_size = r->super_offset > gap ? r->super_offset - gap : 0;
-			r->bblog_shift = 0;
-			r->bblog_size = BBLOG_DEFAULT_SECTORS;
-			r->bblog_offset = (uint32_t)-BBLOG_DEFAULT_SECTORS;
-		} else {
-			r->super_offset = a->ref->raw.v1.super_offset;
-			r->data_size = dev - r->data_offset;
-		}
-	}
-	if (r->data_size < r->size)
-		return diag_fail(d, "%s: data area of %llu sectors, the array needs %llu",
-				 t->m->path, (unsigned long long)r->data_size, (unsigned long long)r->size);
-	sb->major = 1;
-	sb->minor = a->ref->minor;
-	sb->sb_sector = r->super_offset;
-	sb->dev_sectors = dev;
-	super_refresh(sb);
-	return 0;
-}
-
-/* 0.90 has no recovery offset: the target is written as a spare of the
- * array, which md (and stripe) rebuild from scratch, until the end. */
-static int build_sb0(const struct array *a, struct rebuild_target *t, bool in_sync)
-{
-	struct md_super *sb = &t->m->sb;
-	struct sb0 *r = &sb->raw.v0;
-	int k, slot = -1;
-	uint32_t *e;
-
-	*r = a->ref->raw.v0;
-	/* the role's own descriptor: mdadm numbers a 0.90 array's disks by role */
-	for (k = 0; k < SB0_DISKS && slot < 0; k++)
-		if ((int)r->w[SB0_DISKS_BASE + 32 * k + SB0_D_RAID_DISK] == t->role)
-			slot = k;
-	if (slot < 0)
-		slot = t->role;
-	t->m->sb.dev_number = slot;
-	e = &r->w[SB0_DISKS_BASE + 32 * slot];
-	e[SB0_D_NUMBER] = (uint32_t)slot;
-	e[SB0_D_MAJOR] = e[SB0_D_MINOR] = 0;
-	e[SB0_D_RAID_DISK] = (uint32_t)t->role;
-	e[SB0_D_STATE] = in_sync ? (1u << SB0_DS_ACTIVE | 1u << SB0_DS_SYNC) : 0;
-	memcpy(&r->w[SB0_THIS_DISK], e, 32 * sizeof(uint32_t));
-	sb->major = 0;
-	sb->minor = 90;
-	sb->dev_sectors = t->m->dev.size / 512;
-	sb->sb_sector = sb0_location(sb->dev_sectors);
-	super_refresh(sb);
-	return 0;
+	j.ntaken = taken_numbers(a, all, n, t, taken);
+	return ops(a)->replacement(&t->m->sb, a->ref, &j, d);
 }
 
 /* Copies the array's write-intent bitmap onto a target, so md finds one
@@ -199,41 +87,23 @@ static int build_sb0(const struct array *a, struct rebuild_target *t, bool in_sy
 static int copy_bitmap(const struct array *a, struct rebuild_target *t, struct diag *d)
 {
 	const struct member *src = NULL;
-	struct md_bitmap bm;
-	uint64_t bytes;
-	uint8_t *buf;
-	int i, rc;
+	int i;
 
 	for (i = 0; i < a->ref->raid_disks && !src; i++)
 		src = a->role[i];
 	if (!src || !(a->ref->feature_map & SB1_FEAT_BITMAP_OFFSET) || t->readd)
 		return 0;
-	rc = bitmap_read((struct dev *)&src->dev, &src->sb, &bm, d);
-	if (rc)
-		return rc < 0 ? -1 : 0;
-	bytes = (256 + (bm.bits + 7) / 8 + 511) / 512 * 512;
-	buf = dev_alloc(bytes);
-	rc = dev_read((struct dev *)&src->dev, buf, bytes, bm.sector * 512, d);
-	if (rc == 0)
-		rc = dev_write(&t->m->dev, buf, bytes,
-			       (t->m->sb.sb_sector + (uint64_t)(int64_t)t->m->sb.bitmap_offset) * 512, d);
-	free(buf);
-	return rc;
+	return bitmap_copy((struct dev *)&src->dev, &src->sb, &t->m->dev, &t->m->sb, d);
 }
 
-/* The survivors' (and targets') 1.x role table: each target's number holds
- * its role; a number that held the role before and left is free again. */
-static void set_roles(struct sb1 *r, const struct rebuild_target *t, int n)
+/* Records in sb that each target holds its role. */
+static void record_roles(const struct array *a, struct md_super *sb, const struct rebuild_target *t,
+			 int n)
 {
-	uint32_t k;
 	int i;
 
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < r->max_dev; k++)
-			if (r->dev_roles[k] == t[i].role && k != t[i].m->sb.raw.v1.dev_number)
-				r->dev_roles[k] = SB1_ROLE_SPARE;
-		r->dev_roles[t[i].m->sb.raw.v1.dev_number] = (uint16_t)t[i].role;
-	}
+	for (i = 0; i < n; i++)
+		ops(a)->record_role(sb, &t[i].m->sb, t[i].role);
 }
 
 /* Roles that neither a member nor a target holds after the rebuild. */
@@ -295,9 +165,9 @@ static int write_member(struct member *m, uint64_t events, bool clean, uint64_t 
 	return super_write(&m->dev, &m->sb, d);
 }
 
-/* Gives every survivor the role table of the targets and the new events. */
+/* Gives every survivor the new events and, with record, the targets' roles. */
 static int update_survivors(struct array *a, struct rebuild_target *t, int n, uint64_t events,
-			    struct diag *d)
+			    bool record, struct diag *d)
 {
 	uint64_t now = (uint64_t)time(NULL);
 	int i;
@@ -309,8 +179,8 @@ static int update_survivors(struct array *a, struct rebuild_target *t, int n, ui
 			continue;
 		if (!m->dev.writable)
 			return diag_fail(d, "%s: opened read-only, cannot record the rebuild", m->path);
-		if (m->sb.major == 1)
-			set_roles(&m->sb.raw.v1, t, n);
+		if (record)
+			record_roles(a, &m->sb, t, n);
 		if (write_member(m, events, !a->dirty, now, d) < 0)
 			return -1;
 	}
@@ -320,25 +190,24 @@ static int update_survivors(struct array *a, struct rebuild_target *t, int n, ui
 int recovery_begin(struct array *a, struct rebuild_target *t, int n, struct diag *d)
 {
 	uint64_t events = a->events + 1, now = (uint64_t)time(NULL);
+	bool tracks = ops(a)->tracks_recovery;
 	int i;
 
-	for (i = 0; i < n; i++) {
-		if (check_fits(a, &t[i], d) < 0)
+	for (i = 0; i < n; i++)
+		if (check_fits(a, &t[i], d) < 0 || build_target(a, t, n, &t[i], d) < 0)
 			return -1;
-		if (a->ref->major == 1 ? build_sb1(a, t, n, &t[i], d) < 0 : build_sb0(a, &t[i], false) < 0)
-			return -1;
-	}
-	/* md writes every superblock as its recovery starts: 0.90 tables
-	 * then list the targets as spares only, 1.x keeps their roles */
-	if (a->ref->major == 0 || roles_left_missing(a, t, n))
-		record_gone(a, t, n, a->ref->major == 1);
+	/* md writes every superblock as its recovery starts: a version that
+	 * records a recovery lists the targets in their roles; 0.90 lists
+	 * them as spares only, in tables recounted */
+	if (!tracks || roles_left_missing(a, t, n))
+		record_gone(a, t, n, tracks);
 	for (i = 0; i < n; i++) {
-		if (a->ref->major == 1)
-			set_roles(&t[i].m->sb.raw.v1, t, n);
+		if (tracks)
+			record_roles(a, &t[i].m->sb, t, n);
 		if (copy_bitmap(a, &t[i], d) < 0 || write_member(t[i].m, events, !a->dirty, now, d) < 0)
 			return -1;
 	}
-	if (update_survivors(a, t, n, events, d) < 0)
+	if (update_survivors(a, t, n, events, tracks, d) < 0)
 		return -1;
 	a->events = events;
 	return 0;
@@ -352,53 +221,13 @@ int recovery_checkpoint(struct array *a, struct rebuild_target *t, int n, uint64
 	for (i = 0; i < n; i++) {
 		if (dev_sync(&t[i].m->dev, d) < 0)
 			return -1;
-		if (t[i].m->sb.major != 1)
+		if (!ops(a)->checkpoint(&t[i].m->sb, done))
 			continue;
-		t[i].m->sb.raw.v1.recovery_offset = done;
 		super_seal(&t[i].m->sb);
 		if (super_write(&t[i].m->dev, &t[i].m->sb, d) < 0)
 			return -1;
 	}
 	return 0;
-}
-
-/* md's on-disk bad-block list: (sector << 10 | length) little-endian,
- * lengths of at most 512 sectors, then all-ones filler. */
-static int write_bblog(struct rebuild_target *t, struct diag *d)
-{
-	struct sb1 *r = &t->m->sb.raw.v1;
-	size_t bytes = (size_t)r->bblog_size * 512, cap = bytes / 8, k = 0;
-	uint64_t at = (t->m->sb.sb_sector + (uint64_t)(int64_t)(int32_t)r->bblog_offset) * 512;
-	uint8_t *buf;
-	int i, rc;
-
-	if (!t->nbad)
-		return 0;
-	if (!r->bblog_size || !r->bblog_offset)
-		return diag_fail(d, "%s: %d unrecoverable ranges, and the superblock has no bad-block log to record them",
-				 t->m->path, t->nbad);
-	buf = dev_alloc(bytes);
-	memset(buf, 0xff, bytes);
-	for (i = 0; i < t->nbad; i++) {
-		uint64_t s = t->bad[i].start, left = t->bad[i].len;
-
-		while (left && k < cap) {
-			uint64_t len = left < BBLOG_MAX_LEN ? left : BBLOG_MAX_LEN;
-
-			put_le64(buf + 8 * k++, s << 10 | len);
-			s += len;
-			left -= len;
-		}
-		if (left) {
-			free(buf);
-			return diag_fail(d, "%s: the bad-block log holds %zu entries, too few for the unrecoverable ranges",
-					 t->m->path, cap);
-		}
-	}
-	rc = dev_write(&t->m->dev, buf, bytes, at, d);
-	free(buf);
-	r->feature_map |= SB1_FEAT_BAD_BLOCKS;
-	return rc;
 }
 
 int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct diag *d)
@@ -411,35 +240,22 @@ int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct dia
 
 		if (dev_sync(&t[i].m->dev, d) < 0)
 			return -1;
-		if (sb->major == 1) {
-			sb->raw.v1.feature_map &= ~(uint32_t)SB1_FEAT_RECOVERY_OFFSET;
-			sb->raw.v1.recovery_offset = 0;
-			if (write_bblog(&t[i], d) < 0)
-				return -1;
-		} else {
-			build_sb0(a, &t[i], true);
-		}
+		ops(a)->recovered(sb, a->ref, t[i].role);
+		if (badblocks_write(&t[i].m->dev, sb, t[i].bad, t[i].nbad, d) < 0)
+			return -1;
 	}
-	/* 0.90 keeps every member's view of every disk: mark the targets in
-	 * sync in everyone's table. */
-	for (i = 0; a->ref->major == 0 && i < a->nmembers; i++) {
-		struct member *m = &a->members[i];
-		int j;
-
-		if (!role_holder(a, m) && !is_target(t, n, m))
-			continue;
-		for (j = 0; j < n; j++)
-			memcpy(&m->sb.raw.v0.w[SB0_DISKS_BASE + 32 * t[j].m->sb.dev_number],
-			       &t[j].m->sb.raw.v0.w[SB0_THIS_DISK], 32 * sizeof(uint32_t));
-	}
+	/* every member's table shows the targets in sync */
+	for (i = 0; i < a->nmembers; i++)
+		if (role_holder(a, &a->members[i]) || is_target(t, n, &a->members[i]))
+			record_roles(a, &a->members[i].sb, t, n);
 	/* a role still missing is recorded gone, as md's recovery leaves it;
 	 * 0.90's counters are recounted from the tables */
-	if (a->ref->major == 0 || roles_left_missing(a, t, n))
+	if (!ops(a)->tracks_recovery || roles_left_missing(a, t, n))
 		record_gone(a, t, n, true);
 	for (i = 0; i < n; i++)
 		if (write_member(t[i].m, events, !a->dirty, now, d) < 0)
 			return -1;
-	if (update_survivors(a, t, n, events, d) < 0)
+	if (update_survivors(a, t, n, events, false, d) < 0)
 		return -1;
 	a->events = events;
 	return 0;
