@@ -286,8 +286,7 @@ static uint64_t data_room1(int minor, uint64_t dev_sectors, uint64_t data_offset
 
 	if (minor == 0) {
 		over = MD_BBLOG_SECTORS + bm_space(dev_sectors);
-		return dev_sectors >= 16 && sb1_location(0, dev_sectors) > over ?
-		       sb1_location(0, dev_sectors) - over : 0;
+		return sb1_location(0, dev_sectors) > over ? sb1_location(0, dev_sectors) - over : 0;
 	}
 	return dev_sectors > data_offset ? dev_sectors - data_offset : 0;
 }
@@ -303,6 +302,8 @@ static uint64_t joiner_room1(const struct md_super *ref, uint64_t dev_sectors)
 	return dev_sectors > ref->data_offset ? dev_sectors - ref->data_offset : 0;
 }
 
+/* joiner_room's inverse: 1.0 needs the log, the superblock's 8 KiB and
+ * its 4 KiB alignment beyond the data. */
 static uint64_t joiner_min_sectors1(const struct md_super *ref, uint64_t need)
 {
 	if (ref->minor == 0)
