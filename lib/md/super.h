@@ -1,5 +1,7 @@
 /* super: one member's md superblock, whichever version, found where its
- * version keeps it, with the facts assembly and geometry need. */
+ * version keeps it, with the facts assembly and geometry need; and the
+ * operations table each version fills (super0.c, super1.c), through which
+ * create and recovery make and change superblocks. */
 #ifndef STRIPE_SUPER_H
 #define STRIPE_SUPER_H
 
@@ -127,7 +129,8 @@ struct super_ops {
 	void (*recovered)(struct md_super *sb, const struct md_super *ref, int role);
 	/* records in sb that member holds role */
 	void (*record_role)(struct md_super *sb, const struct md_super *member, int role);
-	/* records that only the device numbers in present take part */
+	/* records that only the device numbers in present take part: the
+	 * others' roles recorded gone, as md's recovery leaves them */
 	void (*keep_devices)(struct md_super *sb, const int *present, int n);
 	void (*set_state)(struct md_super *sb, uint64_t events, bool clean, uint64_t now);
 	/* records the rebuild's progress; false where the version cannot */
