@@ -34,11 +34,12 @@ struct cli_members {
 	enum cli_say say;
 };
 
-/* Opens the members as an array, in the order the tools always did:
- * "no members given"; a member in use (when writing); the array put
- * together; members of no array or of another one, every one named; the
- * left-out warnings; an array too degraded to read (when asked).  Returns
- * 0 with a open, or -1 having said why on stderr and closed it. */
+/* Opens the members as an array.  Refuses, in this order: no members; a
+ * member in use (when writing), before any member is opened; members that
+ * do not form an array; members of no array or of another one, every one
+ * named.  Then names those left out, so that an array too degraded to read
+ * (refused when readable is asked) shows why.  Returns 0 with a open, or -1
+ * having said why on stderr and closed it. */
 int cli_open_array(struct array *a, const struct cli_members *m);
 
 /* "no members given" on stderr (and the usage, when given) if n is 0:
