@@ -15,6 +15,7 @@
 #include "bench/bench.h"
 #include "bench/benchout.h"
 #include "cli/cli.h"
+#include "cli/open_array.h"
 #include "util/json.h"
 #include "io/probe.h"
 
@@ -305,8 +306,8 @@ static int check_options(const struct options *o, int nargs)
 {
 	const char *why = NULL;
 
-	if (nargs < 1)
-		why = o->array ? "no members given" : "no target given";
+	if (nargs < 1 && !o->array)
+		why = "no target given";
 	else if (nargs > 1 && !o->array)
 		why = "one target only (or --array with the members)";
 	else if (o->csv && o->json)
@@ -337,52 +338,18 @@ static uint64_t ram_bytes(void)
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
-static int refuse_strangers(const struct array *a)
-{
-	int i;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (m->state == MEMBER_INVALID) {
-			fprintf(stderr, TOOL ": %s\n", m->reason);
-			return -1;
-		}
-		if (m->state == MEMBER_FOREIGN) {
-			fprintf(stderr, TOOL ": %s: %s\n", m->path, m->reason);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* --array: the members put together as md would; busy ones refused when
  * the tests write. */
-static int open_array(struct options *o, char **paths, int n, struct array *a, struct bench_target *t)
+static int open_array(const struct options *o, char **paths, int n, struct array *a, struct bench_target *t)
 {
-	struct array_options aopt = { .mode = o->hdparm ? DEV_READ : DEV_WRITE };
-	struct diag d;
-	int i;
+	struct cli_members given = {
+		.tool = TOOL, .paths = paths, .n = n, .usage = usage, .readable = true,
+		.aopt.mode = o->hdparm ? DEV_READ : DEV_WRITE,
+		.say = o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
+	};
 
-	for (i = 0; !o->hdparm && i < n; i++)
-		if (probe_refuse(paths[i], true, true, &d) < 0) {
-			fprintf(stderr, TOOL ": %s\n", d.msg);
-			return -1;
-		}
-	if (array_open(a, paths, n, &aopt, &d) < 0) {
-		fprintf(stderr, TOOL ": %s\n", d.msg);
-		array_close(a);
+	if (cli_open_array(a, &given) < 0)
 		return -1;
-	}
-	if (refuse_strangers(a) < 0 || array_check_readable(a, &d) < 0) {
-		if (d.msg[0] && a->nmembers)
-			fprintf(stderr, TOOL ": %s\n", d.msg);
-		array_close(a);
-		return -1;
-	}
-	for (i = 0; !o->quiet && i < a->nmembers; i++)
-		if (a->members[i].state != MEMBER_ACTIVE)
-			fprintf(stderr, TOOL ": %s: left out: %s\n", a->members[i].path, a->members[i].reason);
 	t->kind = BENCH_ARRAY;
 	t->path = paths[0];
 	t->array = a;

@@ -7,9 +7,9 @@
 
 #include "raid/check.h"
 #include "cli/cli.h"
+#include "cli/open_array.h"
 #include "raid/fsmap.h"
 #include "util/json.h"
-#include "io/probe.h"
 #include "util/progress.h"
 
 #define TOOL "stripe-check"
@@ -410,7 +410,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check_options o = { .prefer_role = -1 };
-	struct array_options aopt = { .mode = DEV_READ };
+	struct cli_members given = { .tool = TOOL, .usage = usage, .aopt.mode = DEV_READ, .readable = true };
 	enum progress_mode pmode = PROGRESS_AUTO;
 	struct check_result res;
 	struct run run = { 0 };
@@ -429,7 +429,7 @@ int main(int argc, char **argv)
 				return EXIT_ERROR;
 			}
 			break;
-		case 'r': o.repair = true; aopt.mode = DEV_WRITE; break;
+		case 'r': o.repair = true; given.aopt.mode = DEV_WRITE; break;
 		case 'p':
 			o.prefer_role = atoi(optarg);
 			if (o.prefer_role < 0 || o.prefer_role >= ST_MAX_DISKS) {
@@ -450,21 +450,11 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_ERROR;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, TOOL ": no members given\n");
-		usage(stderr);
+	given.paths = argv + optind;
+	given.n = argc - optind;
+	given.say = run.quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT;
+	if (cli_open_array(&a, &given) < 0)
 		return EXIT_ERROR;
-	}
-	if (o.repair && cli_refuse_busy(TOOL, argv + optind, argc - optind) < 0)
-		return EXIT_ERROR;
-	if (array_open(&a, argv + optind, argc - optind, &aopt, &d) < 0 ||
-	    (cli_refuse_strangers(TOOL, &a, NULL, !run.quiet) < 0 && diag_fail(&d, "%s", "") < 0) ||
-	    array_check_readable(&a, &d) < 0) {
-		if (d.msg[0])
-			fprintf(stderr, TOOL ": %s\n", d.msg);
-		array_close(&a);
-		return EXIT_ERROR;
-	}
 	o.report = on_unit;
 	o.progress = on_progress;
 	o.ctx = &run;

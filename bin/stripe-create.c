@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/open_array.h"
 #include "md/create.h"
 #include "util/json.h"
 #include "io/probe.h"
@@ -395,8 +396,8 @@ int main(int argc, char **argv)
 	n = argc - optind;
 	if (o.spec.level == -100)
 		return fail("%s", "--level is required (0, 1, 4, 5, 6, 10)");
-	if (n < 1)
-		return fail("%s", "no members given");
+	if (cli_need_members(TOOL, n, NULL) < 0)
+		return EXIT_ERROR;
 	if (!o.raid_set)
 		o.spec.raid_disks = n - o.spec.spares;
 	if (o.layout_name) {

@@ -10,6 +10,7 @@
 #include "md/badblocks.h"
 #include "md/bitmap.h"
 #include "cli/cli.h"
+#include "cli/open_array.h"
 #include "util/json.h"
 
 #define TOOL "stripe-examine"
@@ -614,11 +615,8 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_ERROR;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, TOOL ": no members given\n");
-		usage(stderr);
+	if (cli_need_members(TOOL, argc - optind, usage) < 0)
 		return EXIT_ERROR;
-	}
 	formed = array_open(&a, argv + optind, argc - optind, &aopt, &d) == 0;
 	extra = calloc((size_t)a.nmembers, sizeof(*extra));
 	if (!extra || !a.members) {

@@ -30,8 +30,8 @@
 
 #include "md/array.h"
 #include "cli/cli.h"
+#include "cli/open_array.h"
 #include "map_fuse.h"
-#include "io/probe.h"
 #include "io/rangelock.h"
 #include "raid/stripe.h"
 #include "io/writeq.h"
@@ -951,77 +951,15 @@ static int check_mountpoint(const char *path, char *abs)
 	return 0;
 }
 
-/* Members must be free before stripe takes its own hold on them: a
- * mounted or busy member is someone else's. */
-static int refuse_busy(char *const *paths, int n)
-{
-	struct diag d;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (probe_refuse(paths[i], true, true, &d) < 0) {
-			fprintf(stderr, TOOL ": %s\n", d.msg);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Paths that are not members of the array stop the run: a typo in a
- * member list is not mapped around. */
-static int refuse_strangers(const struct array *a)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *mb = &a->members[i];
-
-		if (mb->state == MEMBER_INVALID)
-			fprintf(stderr, TOOL ": %s\n", mb->reason);
-		else if (mb->state == MEMBER_FOREIGN)
-			fprintf(stderr, TOOL ": %s: %s\n", mb->path, mb->reason);
-		bad |= mb->state == MEMBER_INVALID || mb->state == MEMBER_FOREIGN;
-	}
-	return bad ? -1 : 0;
-}
-
-static void warn_left_out(const struct array *a, const struct options *o)
-{
-	int i;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *mb = &a->members[i];
-
-		if (mb->state != MEMBER_ACTIVE && (!o->quiet || o->verbose))
-			fprintf(stderr, TOOL ": %s: left out: %s\n", mb->path, mb->reason);
-		else if (mb->state == MEMBER_ACTIVE && o->verbose)
-			fprintf(stderr, TOOL ": %s: role %d\n", mb->path, mb->sb.role);
-	}
-}
-
 static int open_array(struct array *a, const struct options *o)
 {
-	struct array_options aopt = { .mode = o->read_only ? DEV_READ : DEV_WRITE };
-	struct diag d;
+	struct cli_members given = {
+		.tool = TOOL, .paths = o->members, .n = o->nmembers, .readable = true,
+		.aopt.mode = o->read_only ? DEV_READ : DEV_WRITE,
+		.say = o->verbose ? CLI_SAY_ROLES : o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
+	};
 
-	if (!o->read_only && refuse_busy(o->members, o->nmembers) < 0)
-		return -1;
-	if (array_open(a, o->members, o->nmembers, &aopt, &d) < 0) {
-		fprintf(stderr, TOOL ": %s\n", d.msg);
-		array_close(a);
-		return -1;
-	}
-	if (refuse_strangers(a) < 0) {
-		array_close(a);
-		return -1;
-	}
-	if (array_check_readable(a, &d) < 0) {
-		fprintf(stderr, TOOL ": %s\n", d.msg);
-		array_close(a);
-		return -1;
-	}
-	warn_left_out(a, o);
-	return 0;
+	return cli_open_array(a, &given);
 }
 
 /* A member's read error the engine read around: the reader got the right

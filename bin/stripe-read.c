@@ -10,6 +10,7 @@
 
 #include "md/array.h"
 #include "cli/cli.h"
+#include "cli/open_array.h"
 #include "raid/stripe.h"
 
 #define TOOL "stripe-read"
@@ -95,20 +96,6 @@ static void note_mended(void *ctx, const struct member *m, uint64_t offset, size
 	md->bytes += len;
 }
 
-static void warn_left_out(const struct array *a, int verbose)
-{
-	int i;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (m->state != MEMBER_ACTIVE)
-			fprintf(stderr, TOOL ": %s: left out: %s\n", m->path, m->reason);
-		else if (verbose)
-			fprintf(stderr, TOOL ": %s: role %d\n", m->path, m->sb.role);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -122,7 +109,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct array_options aopt = { .mode = DEV_READ };
+	struct cli_members given = { .tool = TOOL, .usage = usage, .aopt.mode = DEV_READ, .readable = true };
 	uint64_t off = 0, len = UINT64_MAX, size;
 	struct out o = { .fd = STDOUT_FILENO, .name = "standard output" };
 	const char *output = NULL;
@@ -142,7 +129,7 @@ int main(int argc, char **argv)
 			break;
 		case 'o': output = optarg; break;
 		case 'R':
-			if ((aopt.raid0_layout = cli_raid0_layout(optarg)) < 0) {
+			if ((given.aopt.raid0_layout = cli_raid0_layout(optarg)) < 0) {
 				fprintf(stderr, TOOL ": --raid0-layout: '%s' is neither original nor alternate\n", optarg);
 				return EXIT_ERROR;
 			}
@@ -154,22 +141,11 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_ERROR;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, TOOL ": no members given\n");
-		usage(stderr);
+	given.paths = argv + optind;
+	given.n = argc - optind;
+	given.say = verbose ? CLI_SAY_ROLES : quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT;
+	if (cli_open_array(&a, &given) < 0)
 		return EXIT_ERROR;
-	}
-	if (array_open(&a, argv + optind, argc - optind, &aopt, &d) < 0) {
-		fprintf(stderr, TOOL ": %s\n", d.msg);
-		array_close(&a);
-		return EXIT_ERROR;
-	}
-	if (cli_refuse_strangers(TOOL, &a, NULL, false) < 0) {
-		array_close(&a);
-		return EXIT_ERROR;
-	}
-	if (!quiet || verbose)
-		warn_left_out(&a, verbose);
 	size = a.geo.array_sectors * 512;
 	if (off > size) {
 		fprintf(stderr, TOOL ": --offset %llu is past the end of the array (%llu bytes)\n",
@@ -179,12 +155,9 @@ int main(int argc, char **argv)
 	}
 	if (len == UINT64_MAX)
 		len = size - off;
-	if (array_check_readable(&a, &d) < 0 ||
-	    (len > size - off &&
-	     diag_fail(&d, "%s: --length %llu from offset %llu runs past the end of the array (%llu bytes)",
-		       a.members[0].path, (unsigned long long)len, (unsigned long long)off,
-		       (unsigned long long)size) < 0)) {
-		fprintf(stderr, TOOL ": %s\n", d.msg);
+	if (len > size - off) {
+		fprintf(stderr, TOOL ": %s: --length %llu from offset %llu runs past the end of the array (%llu bytes)\n",
+			a.members[0].path, (unsigned long long)len, (unsigned long long)off, (unsigned long long)size);
 		array_close(&a);
 		return EXIT_ERROR;
 	}

@@ -11,9 +11,9 @@
 
 #include "md/array.h"
 #include "cli/cli.h"
+#include "cli/open_array.h"
 #include "raid/fsmap.h"
 #include "util/json.h"
-#include "io/probe.h"
 #include "util/progress.h"
 #include "raid/rebuild.h"
 
@@ -241,26 +241,6 @@ static int gather_paths(int argc, char **argv, struct opts *o, char **paths, boo
 		is_repl[index_of(paths, n, p)] |= o->req[i].kind != REQ_READD;
 	}
 	return n;
-}
-
-/* Survivors must be free (not mounted, not held by md or another writer);
- * replacements also must carry no foreign signature unless --force.  md
- * signatures are judged after assembly: a replacement may hold this
- * array's half-finished rebuild. */
-static int refuse_unsafe(char **paths, const bool *is_repl, int n, const struct opts *o)
-{
-	struct diag d;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (o->dry_run && access(paths[i], F_OK) < 0)
-			continue;
-		if (probe_refuse(paths[i], is_repl[i] ? o->force : true, true, &d) < 0) {
-			fprintf(stderr, TOOL ": %s\n", d.msg);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 static struct member *find_member(struct array *a, const char *path)
@@ -651,7 +631,7 @@ int main(int argc, char **argv)
 	static struct rebuild_target t[ST_MAX_DISKS];
 	char *paths[MAX_PATHS];
 	bool is_repl[MAX_PATHS] = { false };
-	struct array_options aopt = { .mode = DEV_WRITE };
+	struct cli_members given = { .tool = TOOL, .newcomers = is_repl };
 	struct array a;
 	struct diag d;
 	int n, nt, rc;
@@ -659,22 +639,19 @@ int main(int argc, char **argv)
 	atexit(cli_close_stdout);
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_ERROR;
-	if (optind >= argc) {
-		fprintf(stderr, TOOL ": no members given\n");
-		usage(stderr);
+	/* the replacements join the members given, made first when new */
+	if (cli_need_members(TOOL, argc - optind, usage) < 0 ||
+	    (n = gather_paths(argc, argv, &o, paths, is_repl)) < 0)
 		return EXIT_ERROR;
-	}
-	if (o.dry_run)
-		aopt.mode = DEV_READ;
-	n = gather_paths(argc, argv, &o, paths, is_repl);
-	if (n < 0 || refuse_unsafe(paths, is_repl, n, &o) < 0)
+	given.paths = paths;
+	given.n = n;
+	given.aopt.mode = o.dry_run ? DEV_READ : DEV_WRITE;
+	given.dry_run = o.dry_run;
+	given.force = o.force;
+	if (cli_open_array(&a, &given) < 0)
 		return EXIT_ERROR;
-	if (array_open(&a, paths, n, &aopt, &d) < 0) {
-		fprintf(stderr, TOOL ": %s\n", d.msg);
-		array_close(&a);
-		return EXIT_ERROR;
-	}
-	if (cli_refuse_strangers(TOOL, &a, is_repl, false) < 0 || (nt = choose_targets(&a, &o, t)) < 0) {
+	nt = choose_targets(&a, &o, t);
+	if (nt < 0) {
 		array_close(&a);
 		return EXIT_ERROR;
 	}

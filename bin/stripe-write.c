@@ -11,7 +11,7 @@
 
 #include "md/array.h"
 #include "cli/cli.h"
-#include "io/probe.h"
+#include "cli/open_array.h"
 #include "util/progress.h"
 #include "raid/stripe.h"
 
@@ -112,13 +112,13 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct array_options aopt = { .mode = DEV_WRITE };
+	struct cli_members given = { .tool = TOOL, .usage = usage, .aopt.mode = DEV_WRITE, .readable = true };
 	enum progress_mode pmode = PROGRESS_AUTO;
 	uint64_t off = 0, size, in_size, len, written = 0;
 	const char *input = NULL;
 	struct input in = { 0 };
 	struct progress prog;
-	int c, quiet = 0, verbose = 0, rc = 0, i;
+	int c, quiet = 0, verbose = 0, rc = 0;
 	bool was_clean;
 	struct array a;
 	struct diag d;
@@ -144,32 +144,15 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_ERROR;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, TOOL ": no members given\n");
-		usage(stderr);
+	given.paths = argv + optind;
+	given.n = argc - optind;
+	given.say = quiet && !verbose ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT;
+	if (cli_open_array(&a, &given) < 0)
 		return EXIT_ERROR;
-	}
-	if (cli_refuse_busy(TOOL, argv + optind, argc - optind) < 0)
-		return EXIT_ERROR;
-	if (array_open(&a, argv + optind, argc - optind, &aopt, &d) < 0) {
-		fprintf(stderr, TOOL ": %s\n", d.msg);
+	if (open_input(input, &in, &in_size) < 0) {
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	if (cli_refuse_strangers(TOOL, &a, NULL, false) < 0)
-		rc = -1;
-	else if (array_check_readable(&a, &d) < 0) {
-		fprintf(stderr, TOOL ": %s\n", d.msg);
-		rc = -1;
-	} else if (open_input(input, &in, &in_size) < 0)
-		rc = -1;
-	if (rc < 0) {
-		array_close(&a);
-		return EXIT_ERROR;
-	}
-	for (i = 0; i < a.nmembers; i++)
-		if (a.members[i].state != MEMBER_ACTIVE && (!quiet || verbose))
-			fprintf(stderr, TOOL ": %s: left out: %s\n", a.members[i].path, a.members[i].reason);
 	size = a.geo.array_sectors * 512;
 	if (off > size || (in_size != UINT64_MAX && in_size > size - off)) {
 		fprintf(stderr, TOOL ": %s: writing %llu bytes at offset %llu runs past the end of the array (%llu bytes); nothing written\n",

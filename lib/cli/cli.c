@@ -4,9 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "md/array.h"
 #include "cli/cli.h"
-#include "io/probe.h"
 
 int cli_parse_size(const char *s, uint64_t *out)
 {
@@ -80,40 +78,4 @@ void cli_close_stdout(void)
 			_exit(EXIT_ERROR);
 		}
 	}
-}
-
-int cli_refuse_busy(const char *tool, char *const *paths, int n)
-{
-	struct diag d;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (probe_refuse(paths[i], true, true, &d) < 0) {
-			fprintf(stderr, "%s: %s\n", tool, d.msg);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int cli_refuse_strangers(const char *tool, const struct array *a, const bool *skip, bool say_left_out)
-{
-	int i, rc = 0;
-
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (skip && skip[i])
-			continue;
-		if (m->state == MEMBER_INVALID) {
-			fprintf(stderr, "%s: %s\n", tool, m->reason);
-			rc = -1;
-		} else if (m->state == MEMBER_FOREIGN) {
-			fprintf(stderr, "%s: %s: %s\n", tool, m->path, m->reason);
-			rc = -1;
-		} else if (m->state != MEMBER_ACTIVE && say_left_out) {
-			fprintf(stderr, "%s: %s: left out: %s\n", tool, m->path, m->reason);
-		}
-	}
-	return rc;
 }

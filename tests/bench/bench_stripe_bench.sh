@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # bench_stripe_bench: stripe-bench's block write and block read against fio
-# (psync engine, the same file size, block size and buffered or O_DIRECT
-# mode) in one run, interleaved, medians of BENCH_REPS samples, as ratios
-# with the goal 0.9-1.1: the benchmark must cost what the I/O costs, no
-# more.  Then stripe-bench and bonnie++ on the same directory, side by side.
+# (psync, the same file size, block size and buffered or O_DIRECT mode) as
+# paired ratios with the goal 0.9-1.1, then beside bonnie++.  Why each case
+# and each fio option is as it is: tests/bench/README.md.
 #
 # usage: bench_stripe_bench     (run by tests/bench/run after "make bench")
 # env:   STRIPE_BIN   directory of the stripe-* programs (default TOP/bin)
@@ -14,92 +13,6 @@
 #        BONNIE_MIB   file size in MiB for the bonnie++ case (default 1024)
 #        BENCH_CASES  which cases, of: buffered direct cached tmpfs bonnie
 #                     (default all of them)
-#
-# fio takes the file through Bonnie's steps, as stripe-bench does: a new
-# file written (--create_on_open=1: fio would otherwise lay the file out
-# first and time an overwrite of blocks already allocated), a rewrite pass
-# (--rw=rw, reads and writes half and half over the whole file), then the
-# read.  The rewrite matters below a VM's disk: the same file reads some
-# 20 % slower after it, whichever tool rewrote it.
-# Cases (BENCH_CASES names them):
-#   buffered   disk, buffered 8K: Bonnie's chunk through the page cache, the
-#              file's pages dropped before each reading pass, so that the
-#              reads come from the disk as Bonnie's twice-the-RAM size makes
-#              them (a 512 MiB file stands in for a 48 GiB one).
-#              stripe-bench drops them itself (--drop-cache) right
-#              before the pass, outside its clock; fio would do it inside
-#              its job's time (--invalidate=1 drops the pages as the job
-#              opens the file, after the job's clock started: some 10 % of
-#              a read from the host's cache), so it runs with
-#              --invalidate=0 and drops them with --exec_prerun (dd
-#              iflag=nocache count=0, the same posix_fadvise), which fio
-#              runs right before the job, outside its clock.  When they
-#              are dropped matters as much as that they are: see the
-#              virtual machine below.  The write's time includes the fsync
-#              and close (fio --end_fsync=1), as Bonnie's does.  Goal.
-#   direct     disk, O_DIRECT 1M: past the page cache, 1 MiB transfers.  Goal.
-#              stripe-bench --direct offers its buffer huge pages (a transfer
-#              is then one piece of memory, not 256 scattered ones, which in
-#              a VM is most of its cost); fio gets the same with
-#              --mem=shmhuge, from pages of the hugetlb pool, which is
-#              grown by two for the run (as root) and shrunk back after.
-#              Without them the case still runs, and says that fio's pages
-#              were small.
-#   cached     disk, page-cached 8K: the first case with the pages kept (fio
-#              --invalidate=0), so that the reads find the file in memory,
-#              which is what stripe-bench warns of when --size is below
-#              twice the RAM.  A read is then a memory copy and a system
-#              call, the tools' own cost per call is what differs, and fio's
-#              is larger: no goal, the bare I/O beside it says whose cost
-#              shows.
-#   tmpfs      tmpfs, buffered 8K (when /dev/shm has room): the same, with no
-#              disk under the file at all; no goal
-#   bonnie     stripe-bench and bonnie++ side by side
-#   fio runs with --gtod_reduce=1: its per-transfer clock readings are its
-#   own cost, not the I/O's (bandwidth is still measured).  Not with
-#   --thread: fio 3.33's main thread then spins on the clock for as long
-#   as the job runs (top shows it at 100 % of a CPU; as a process, the
-#   job leaves the main one asleep), which on a 2-CPU machine takes the
-#   CPU that the disk's completions and the page cache's readahead would
-#   have had.  And with --fadvise_hint=0: by default
-#   it tells the kernel its reads are sequential (POSIX_FADV_SEQUENTIAL),
-#   which doubles the file's readahead window; stripe-bench, as bonnie++,
-#   gives no hint, so both read with the device's own window.
-#   In a virtual machine that hands its free memory back to the host
-#   (virtio-balloon free page reporting), a buffered read from the disk
-#   runs at one of two speeds 2x apart: the pages dropped before the read
-#   are free memory, reported to the host within a second or so, and a
-#   read that fills its page cache with reported pages has the host fault
-#   in every one (pread_loop started 0.5 s after the drop: 2.5 GB/s; 1 s
-#   or more: 1.0-1.5 GB/s; the same 132 requests of 4 MiB keep the disk
-#   busy 0.5 s or 1 s, by /proc/diskstats, while page_reporting's
-#   reported_kib grows by hundreds of MiB).  Which pass it hits is not
-#   even: fio's first read after its own write and rewrite met it in most
-#   samples, stripe-bench's in few, ratios 1.2-1.9 over 15 pairs, each tool
-#   dropping the pages right before its pass.  As root the script holds
-#   the reporting off for the run (page_reporting_order raised to the
-#   largest order the kernel takes, set back on exit); with it held off
-#   the ratio was 1.03, and no memory was reported meanwhile.  Without
-#   root it says the buffered read figures are the host's.  On a machine
-#   with no balloon there is nothing to hold.  Below the disk the host
-#   also keeps a cache of its own; both tools meet it alike, a sample of
-#   each taken one after the other.  A fsync'd write's pair ratio swings
-#   with it (60 pairs over four runs: median 0.99, standard deviation
-#   0.18), so a median of 15 pairs strays past 10 % about one run in
-#   seven (0.88 once); 25 pairs make that rare.
-# The bare I/O: after fio's read, pread_loop (tests/bench/pread_loop.c)
-# reads the same file the same way with nothing around the pread() calls
-# (in the buffered case after dropping its pages again, as fio has just
-# read them back into memory; it is then the second read of the file from
-# the disk, where both tools' is the first after a rewrite).
-# stripe/bare and fio/bare say how much of the I/O's own rate each tool
-# keeps; where fio keeps less than stripe-bench, the ratio stripe/fio
-# rises above 1 by fio's bookkeeping, not by anything stripe-bench skips.
-# The bare read comes second, so it finds the pages already marked active
-# and skips the LRU work a first read does: it is the most the page cache
-# gives, and both tools fall short of it by that work as well.
-# A ratio is stripe-bench's rate over fio's, from their JSON (bytes per
-# second), the median over the pairs of samples.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

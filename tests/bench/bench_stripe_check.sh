@@ -24,22 +24,17 @@ cat "${m[@]}" > /dev/null
 
 check_t=() cat_t=()
 for ((i = 0; i < reps; i++)); do
-	s=$(now); "$bin/stripe-check" -q --progress none "${m[@]}" > /dev/null; e=$(now)
-	check_t+=("$(echo "$e - $s" | bc -l)")
-	s=$(now)
-	for f in "${m[@]}"; do cat "$f" > /dev/null & done
-	wait
-	e=$(now)
-	cat_t+=("$(echo "$e - $s" | bc -l)")
+	check_t+=("$(time_ns "$bin/stripe-check" -q --progress none "${m[@]}")")
+	cat_t+=("$(time_ns cat_all "${m[@]}")")
 done
-tc=$(printf '%s\n' "${check_t[@]}" | median)
-tk=$(printf '%s\n' "${cat_t[@]}" | median)
+tc=$(median_of "${check_t[@]}")
+tk=$(median_of "${cat_t[@]}")
 bytes=$((6 * mib * 1048576))
-ratio=$(echo "$tk / $tc" | bc -l)
+ratio=$(ratio_of "$tk" "$tc")
 printf 'stripe-check, RAID6 6 x %d MiB, 512K chunk, page-cached (median of %d)\n' "$mib" "$reps"
-printf '  %-28s %8.2f GB/s of member bytes\n' "stripe-check" "$(echo "$bytes / $tc / 1000000000" | bc -l)"
-printf '  %-28s %8.2f GB/s\n' "6 x cat in parallel" "$(echo "$bytes / $tk / 1000000000" | bc -l)"
-printf '  ratio check/cat %.2f (goal >= 0.8: %s)\n' "$ratio" "$(echo "$ratio >= 0.8" | bc -l | sed 's/1/met/; s/0/not met/')"
+printf '  %-28s %8s GB/s of member bytes\n' "stripe-check" "$(gbs_ns "$bytes" "$tc")"
+printf '  %-28s %8s GB/s\n' "6 x cat in parallel" "$(gbs_ns "$bytes" "$tk")"
+printf '  ratio check/cat %s (goal >= 0.8: %s)\n' "$ratio" "$(goal_met "$ratio" 0.8)"
 
 rm -f "${m[@]}"
 "$bin/stripe-create" -q -l 6 -c 512K --image-size 256M "$dir"/a{0,1,2,3,4,5}.img

@@ -67,11 +67,6 @@ cat_write() {
 	for ((i = 0; i < members; i++)); do cat "$dir/src" 1<>"$dir/c$i" & done
 	wait
 }
-cat_read() {
-	local f
-	for f in "$@"; do cat "$f" >/dev/null & done
-	wait
-}
 
 echo "members: $members x $mib MiB on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; medians of $reps"
 head -c "${mib}M" /dev/urandom >"$dir/src"
@@ -95,7 +90,7 @@ for chunk in 64K 512K; do
 		ws+=("$(time_ns "$bin/stripe-write" -q --progress none -i "$dir/win" "${all[@]}")")
 		wc+=("$(time_ns cat_write)")
 		rs+=("$(time_ns "$bin/stripe-read" -q "${all[@]}")")
-		rc+=("$(time_ns cat_read "${all[@]}")")
+		rc+=("$(time_ns cat_all "${all[@]}")")
 		ds+=("$(time_ns "$bin/stripe-read" -q "${degraded[@]}")")
 	done
 	w=$(median_of "${ws[@]}") wcat=$(median_of "${wc[@]}") rd=$(median_of "${rs[@]}")
@@ -119,7 +114,7 @@ for level in 5 10; do
 	rs=() rc=()
 	for ((r = 0; r < reps; r++)); do
 		rs+=("$(time_ns "$bin/stripe-read" -q "${all[@]}")")
-		rc+=("$(time_ns cat_read "${all[@]}")")
+		rc+=("$(time_ns cat_all "${all[@]}")")
 	done
 	rd=$(median_of "${rs[@]}") rcat=$(median_of "${rc[@]}")
 	row "raid$level 512K read" "$(gbs_ns "$abytes" "$rd")" "$(gbs_ns "$member_bytes" "$rcat")" \

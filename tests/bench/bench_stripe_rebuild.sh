@@ -29,6 +29,24 @@ rebuild_two() {
 		"$1"0.img "$1"2.img "$1"3.img "$1"5.img
 }
 
+# cat_copy / dd_copy: the rebuild's bytes moved without it, all at once:
+# survivors 0 and 2 read, 3 and 5 copied into c1 and c4 (removed before,
+# outside the clock)
+cat_copy() {
+	cat "$dir"/m0.img > /dev/null &
+	cat "$dir"/m2.img > /dev/null &
+	cat "$dir"/m3.img > "$dir"/c1.img &
+	cat "$dir"/m5.img > "$dir"/c4.img &
+	wait
+}
+dd_copy() {
+	dd if="$dir"/m0.img of=/dev/null bs=1M status=none &
+	dd if="$dir"/m2.img of=/dev/null bs=1M status=none &
+	dd if="$dir"/m3.img of="$dir"/c1.img bs=1M status=none &
+	dd if="$dir"/m5.img of="$dir"/c4.img bs=1M status=none &
+	wait
+}
+
 m=("$dir"/m{0,1,2,3,4,5}.img)
 "$bin/stripe-create" -q -l 6 -c 512K --image-size "${mib}M" "${m[@]}"
 size=$("$bin/stripe-examine" --export "${m[@]}" | sed -n 's/^STRIPE_SIZE_BYTES=//p')
@@ -38,40 +56,25 @@ want=$("$bin/stripe-read" "${m[@]}" | sha256sum)
 rebuild_t=() cat_t=() dd_t=()
 for ((i = 0; i < reps; i++)); do
 	rm -f "$dir"/m1.img "$dir"/m4.img
-	s=$(now); rebuild_two "$dir"/m; e=$(now)
-	rebuild_t+=("$(echo "$e - $s" | bc -l)")
+	rebuild_t+=("$(time_ns rebuild_two "$dir"/m)")
 	rm -f "$dir"/c1.img "$dir"/c4.img
-	s=$(now)
-	cat "$dir"/m0.img > /dev/null &
-	cat "$dir"/m2.img > /dev/null &
-	cat "$dir"/m3.img > "$dir"/c1.img &
-	cat "$dir"/m5.img > "$dir"/c4.img &
-	wait
-	e=$(now)
-	cat_t+=("$(echo "$e - $s" | bc -l)")
+	cat_t+=("$(time_ns cat_copy)")
 	rm -f "$dir"/c1.img "$dir"/c4.img
-	s=$(now)
-	dd if="$dir"/m0.img of=/dev/null bs=1M status=none &
-	dd if="$dir"/m2.img of=/dev/null bs=1M status=none &
-	dd if="$dir"/m3.img of="$dir"/c1.img bs=1M status=none &
-	dd if="$dir"/m5.img of="$dir"/c4.img bs=1M status=none &
-	wait
-	e=$(now)
-	dd_t+=("$(echo "$e - $s" | bc -l)")
+	dd_t+=("$(time_ns dd_copy)")
 done
 rm -f "$dir"/c1.img "$dir"/c4.img
 [ "$("$bin/stripe-read" "${m[@]}" | sha256sum)" = "$want" ] || { echo "bench_stripe_rebuild: the rebuilt array differs" >&2; exit 1; }
-tr=$(printf '%s\n' "${rebuild_t[@]}" | median)
-tk=$(printf '%s\n' "${cat_t[@]}" | median)
-td=$(printf '%s\n' "${dd_t[@]}" | median)
+tr=$(median_of "${rebuild_t[@]}")
+tk=$(median_of "${cat_t[@]}")
+td=$(median_of "${dd_t[@]}")
 bytes=$((6 * mib * 1048576))
-ratio=$(echo "$tk / $tr" | bc -l)
+ratio=$(ratio_of "$tk" "$tr")
 printf 'stripe-rebuild, RAID6 6 x %d MiB, 512K chunk, 2 members rebuilt, page-cached (median of %d)\n' "$mib" "$reps"
-printf '  %-36s %8.2f GB/s of member bytes (4 read, 2 written)\n' "stripe-rebuild" "$(echo "$bytes / $tr / 1000000000" | bc -l)"
-printf '  %-36s %8.2f GB/s\n' "cat: 4 read, 2 of them copied" "$(echo "$bytes / $tk / 1000000000" | bc -l)"
-printf '  %-36s %8.2f GB/s\n' "dd bs=1M (read + write): the same" "$(echo "$bytes / $td / 1000000000" | bc -l)"
-printf '  ratio rebuild/cat %.2f (goal >= 0.7: %s); rebuild/dd %.2f\n' "$ratio" \
-	"$(echo "$ratio >= 0.7" | bc -l | sed 's/1/met/; s/0/not met/')" "$(echo "$td / $tr" | bc -l)"
+printf '  %-36s %8s GB/s of member bytes (4 read, 2 written)\n' "stripe-rebuild" "$(gbs_ns "$bytes" "$tr")"
+printf '  %-36s %8s GB/s\n' "cat: 4 read, 2 of them copied" "$(gbs_ns "$bytes" "$tk")"
+printf '  %-36s %8s GB/s\n' "dd bs=1M (read + write): the same" "$(gbs_ns "$bytes" "$td")"
+printf '  ratio rebuild/cat %s (goal >= 0.7: %s); rebuild/dd %s\n' "$ratio" "$(goal_met "$ratio" 0.7)" \
+	"$(ratio_of "$td" "$tr")"
 
 rm -f "${m[@]}"
 # rss_at SIZE: peak RSS of rebuilding two members of a fresh sparse array

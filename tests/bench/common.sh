@@ -1,24 +1,33 @@
 # shellcheck shell=bash
 # common.sh: helpers the benchmark scripts share (sourced, not run):
-# timestamps, timings, medians of samples, rates, ratios against goals, a
-# process's peak resident set and the tmpfs the benchmarks measure in.
-# Each name has one meaning for every script: the scripts that compute in
-# seconds with bc use now and median; those that compute in nanoseconds
-# with awk use now_ns, time_ns and median_of.
-
-now() { date +%s.%N; }
-
-# now_ns: a timestamp in nanoseconds, for integer arithmetic in the shell.
-now_ns() { date +%s%N; }
+# timings, medians of samples, rates, ratios against goals, a process's
+# peak resident set and the tmpfs the benchmarks measure in.
+#
+# One timing convention for every script: a sample is the wall time of one
+# command in nanoseconds (time_ns), a group of commands run at once being
+# one function (cat_all); a figure is the median of its samples
+# (median_of), a rate is bytes over that median (gbs_ns), and a ratio is
+# the baseline's median time over the tool's (ratio_of, so that, as with
+# rates, above 1 means faster), or the median of paired ratios where the
+# tool reports its own rates (paired_ratio).  Integer nanoseconds keep the
+# arithmetic in the shell and awk, with no bc.
 
 # time_ns CMD...: CMD's wall time in nanoseconds.  CMD's stdout is dropped
 # so that only the time is printed; its stderr is left to the caller.
 time_ns() {
 	local s e
-	s=$(now_ns)
+	s=$(date +%s%N)
 	"$@" >/dev/null
-	e=$(now_ns)
+	e=$(date +%s%N)
 	echo $((e - s))
+}
+
+# cat_all FILE...: every FILE read at once, each by its own cat: the
+# baseline that moves member bytes and nothing else.
+cat_all() {
+	local f
+	for f in "$@"; do cat "$f" >/dev/null & done
+	wait
 }
 
 # median: the median of the numbers on stdin, one a line.

@@ -1,0 +1,102 @@
+/* open_array: a tool's member list refused or opened as an array, the
+ * same way in every tool. */
+#include <unistd.h>
+
+#include "cli/open_array.h"
+#include "io/probe.h"
+
+int cli_need_members(const char *tool, int n, void (*usage)(FILE *f))
+{
+	if (n > 0)
+		return 0;
+	fprintf(stderr, "%s: no members given\n", tool);
+	if (usage)
+		usage(stderr);
+	return -1;
+}
+
+static bool newcomer(const struct cli_members *m, int i)
+{
+	return m->newcomers && m->newcomers[i];
+}
+
+/* Members must be free before stripe takes its own hold on them: a mounted
+ * or busy member is someone else's.  md signatures are the array's own; a
+ * newcomer's other signatures are data that --force alone may overwrite. */
+static int refuse_busy(const struct cli_members *m)
+{
+	struct diag d;
+	int i;
+
+	for (i = 0; i < m->n; i++) {
+		if (m->dry_run && access(m->paths[i], F_OK) < 0)
+			continue;
+		if (probe_refuse(m->paths[i], newcomer(m, i) ? m->force : true, true, &d) < 0) {
+			fprintf(stderr, "%s: %s\n", m->tool, d.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A path that is no member of the array stops the run, every such path
+ * named: a typo in a member list is not worked around. */
+static int refuse_strangers(const struct cli_members *m, const struct array *a)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *mb = &a->members[i];
+
+		if (newcomer(m, i))
+			continue;
+		if (mb->state == MEMBER_INVALID) {
+			fprintf(stderr, "%s: %s\n", m->tool, mb->reason);
+			rc = -1;
+		} else if (mb->state == MEMBER_FOREIGN) {
+			fprintf(stderr, "%s: %s: %s\n", m->tool, mb->path, mb->reason);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+static void say_members(const struct cli_members *m, const struct array *a)
+{
+	int i;
+
+	for (i = 0; m->say != CLI_SAY_NOTHING && i < a->nmembers; i++) {
+		const struct member *mb = &a->members[i];
+
+		if (mb->state != MEMBER_ACTIVE)
+			fprintf(stderr, "%s: %s: left out: %s\n", m->tool, mb->path, mb->reason);
+		else if (m->say == CLI_SAY_ROLES)
+			fprintf(stderr, "%s: %s: role %d\n", m->tool, mb->path, mb->sb.role);
+	}
+}
+
+int cli_open_array(struct array *a, const struct cli_members *m)
+{
+	struct diag d;
+
+	if (cli_need_members(m->tool, m->n, m->usage) < 0)
+		return -1;
+	if ((m->aopt.mode == DEV_WRITE || m->dry_run) && refuse_busy(m) < 0)
+		return -1;
+	if (array_open(a, m->paths, m->n, &m->aopt, &d) < 0) {
+		fprintf(stderr, "%s: %s\n", m->tool, d.msg);
+		array_close(a);
+		return -1;
+	}
+	if (refuse_strangers(m, a) < 0) {
+		array_close(a);
+		return -1;
+	}
+	say_members(m, a);
+	if (m->readable && array_check_readable(a, &d) < 0) {
+		fprintf(stderr, "%s: %s\n", m->tool, d.msg);
+		array_close(a);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* open_array: the member list a tool was given, judged and put together as
+ * an array, with the refusals and warnings every stripe tool makes alike. */
+#ifndef STRIPE_CLI_OPEN_ARRAY_H
+#define STRIPE_CLI_OPEN_ARRAY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "md/array.h"
+
+/* How much a tool says on stderr about the members it opened. */
+enum cli_say {
+	CLI_SAY_NOTHING,     /* -q, or a tool that reports the members its own way */
+	CLI_SAY_LEFT_OUT,    /* each member left out, and why */
+	CLI_SAY_ROLES,       /* that, and the role each other member holds (-v) */
+};
+
+/* What a tool asks of the members it was given. */
+struct cli_members {
+	const char *tool;            /* the name every message starts with */
+	char *const *paths;          /* in the order given */
+	int n;
+	void (*usage)(FILE *f);      /* printed after "no members given"; NULL: not */
+	struct array_options aopt;   /* DEV_WRITE: members in use are refused first */
+	/* Opened read-only, but refused as a write would be, so that a dry
+	 * run says what the run would; a path not made yet is passed over. */
+	bool dry_run;
+	/* Replacements (NULL: none): one carrying a signature is refused
+	 * unless force, and none is judged a stranger once opened (it may
+	 * be blank, or hold this array's half-finished rebuild). */
+	const bool *newcomers;
+	bool force;
+	bool readable;               /* refuse an array whose data the members cannot serve */
+	enum cli_say say;
+};
+
+/* Opens the members as an array.  Refuses, in this order: no members; a
+ * member in use (when writing), before any member is opened; members that
+ * do not form an array; members of no array or of another one, every one
+ * named.  Then names those left out, so that an array too degraded to read
+ * (refused when readable is asked) shows why.  Returns 0 with a open, or -1
+ * having said why on stderr and closed it. */
+int cli_open_array(struct array *a, const struct cli_members *m);
+
+/* "no members given" on stderr (and the usage, when given) if n is 0:
+ * -1; else 0.  For a tool whose member list is not all of its arguments,
+ * or that goes on when the array cannot be formed. */
+int cli_need_members(const char *tool, int n, void (*usage)(FILE *f));
+
+#endif
