@@ -15,11 +15,9 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -32,9 +30,9 @@
 #include "cli/cli.h"
 #include "cli/open_array.h"
 #include "map_fuse.h"
-#include "io/rangelock.h"
-#include "raid/stripe.h"
-#include "io/writeq.h"
+#include "raid/engineset.h"
+#include "raid/readplan.h"
+#include "raid/writebehind.h"
 
 #define TOOL "stripe-map"
 #define FILE_NAME "array"
@@ -45,8 +43,6 @@
 #define MERGE_BYTES (8u << 20)       /* most bytes a run of queued writes is written in */
 #define MERGE_WAIT_NS 1000000L       /* how long a partial row waits for the write that ends it */
 #define SPLICE_RUNS 512              /* member runs one read may be spliced from */
-
-enum { HOLD_READS, HOLD_WRITES };    /* rangelock groups */
 
 extern char **environ;
 
@@ -90,30 +86,18 @@ struct map {
 	char mountpoint[PATH_MAX];
 	bool read_only, use_syslog;
 	uint64_t size;               /* bytes of the array, the file's size */
-	uint64_t lock_unit;          /* requests lock whole stripe rows (1 for copy levels) */
 	uint64_t blksize;            /* st_blksize: md's optimal I/O size */
-	struct rangelock rows;
-	struct stripe_engine engine[ENGINES];
-	bool engine_busy[ENGINES];
-	pthread_cond_t engine_freed; /* with mu */
+	struct engineset engines;    /* serve requests ENGINES at once; the rest wait */
+	/* write-behind: a write is answered once queued, with its rows held,
+	 * so that later reads of those rows wait for it */
+	struct writebehind writes;
 	uid_t uid;
 	gid_t gid;
 	struct timespec mapped_at;
-	pthread_mutex_t mu;          /* guards mtime, engine_busy and the write queue */
+	pthread_mutex_t mu;          /* guards mtime */
 	struct timespec mtime;
-	/* write-behind: a write is answered once queued, with its rows held,
-	 * so that later reads of those rows wait for it; one writer thread
-	 * applies the queue in order */
-	struct writeq queue;         /* of struct pending */
-	struct pending *spare;       /* buffers for writes to come, QUEUED_MAX in all */
-	int inflight;                /* queued or being written */
-	struct writeq_item incoming[QUEUED_MAX];  /* writes being taken in; len 0: free */
-	int flushing;                /* callers waiting for the queue to empty */
-	bool stopping;
-	pthread_cond_t queued, drained;
-	pthread_t writer;
 	atomic_int opens;
-	atomic_bool io_failed, write_failed;
+	atomic_bool io_failed, write_failed;  /* write_failed: also a failed fsync */
 	struct fuse *fuse;
 	pthread_t loop_thread;
 	sigset_t sigs;               /* handled by the signal thread */
@@ -159,42 +143,6 @@ static int copy_out(void *ctx, const void *buf, size_t len, struct diag *d)
 	return 0;
 }
 
-/* An engine to serve a request with: its member threads stay up from one
- * request to the next. */
-static struct stripe_engine *engine_take(struct map *m)
-{
-	int i;
-
-	pthread_mutex_lock(&m->mu);
-	for (;;) {
-		for (i = 0; i < ENGINES && m->engine_busy[i]; i++)
-			;
-		if (i < ENGINES)
-			break;
-		pthread_cond_wait(&m->engine_freed, &m->mu);
-	}
-	m->engine_busy[i] = true;
-	pthread_mutex_unlock(&m->mu);
-	return &m->engine[i];
-}
-
-static void engine_give(struct map *m, struct stripe_engine *e)
-{
-	pthread_mutex_lock(&m->mu);
-	m->engine_busy[e - m->engine] = false;
-	pthread_cond_signal(&m->engine_freed);
-	pthread_mutex_unlock(&m->mu);
-}
-
-/* Holds the stripe rows [off, off + len) touches: a write rewrites P and Q
- * of whole rows, and a degraded read rebuilds from them. */
-static void hold_rows(struct map *m, struct range_hold *h, uint64_t off, uint64_t len, int group)
-{
-	uint64_t u = m->lock_unit;
-
-	rangelock_take(&m->rows, h, off / u * u, (off + len + u - 1) / u * u, group);
-}
-
 /* The length of a request at off cut at the end of the file. */
 static size_t clamp(const struct map *m, size_t size, off_t off)
 {
@@ -208,17 +156,9 @@ static size_t clamp(const struct map *m, size_t size, off_t off)
 static int read_by_engine(struct map *m, uint8_t *buf, size_t len, off_t off)
 {
 	struct membuf b = { buf, len, 0 };
-	struct range_hold h;
-	struct stripe_engine *e;
 	struct diag d;
-	int rc;
 
-	hold_rows(m, &h, (uint64_t)off, len, HOLD_READS);
-	e = engine_take(m);
-	rc = stripe_engine_read(e, (uint64_t)off, len, copy_out, &b, &d);
-	engine_give(m, e);
-	rangelock_drop(&m->rows, &h);
-	if (rc < 0) {
+	if (engineset_read(&m->engines, (uint64_t)off, len, copy_out, &b, &d) < 0) {
 		report(m, "%s: reading %zu bytes at offset %lld: %s", m->a->members[0].path, len,
 		       (long long)off, d.msg);
 		atomic_store(&m->io_failed, true);
@@ -227,24 +167,9 @@ static int read_by_engine(struct map *m, uint8_t *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* Where [off, off + len) lies on the members (stripe_member_runs), or -1
- * where the engine must read it: a degraded row, more than SPLICE_RUNS
- * runs, or a run the test hook says fails to read (the engine meets the
- * failure and says so). */
-static int plan_runs(const struct map *m, uint64_t off, size_t len, struct member_run *r)
-{
-	int n = stripe_member_runs(m->a, off, len, r, SPLICE_RUNS), i;
-
-	for (i = 0; i < n; i++)
-		if (r[i].member->dev.nfaults && dev_read_faults(&r[i].member->dev, r[i].pos, r[i].len))
-			return -1;
-	return n;
-}
-
 /* The pipe a FUSE thread hands read data over in: member pages go in by
- * reference, and libfuse splices them on to the reader, so the bytes are
- * copied once, into the reader's buffer.  Made on first use, big enough
- * for the largest request; NULL where that cannot be. */
+ * reference, and libfuse splices them on to the reader.  Made on first
+ * use, big enough for the largest request; NULL where that cannot be. */
 static const int *thread_pipe(void)
 {
 	static __thread int fds[2] = { -1, -1 };
@@ -252,48 +177,9 @@ static const int *thread_pipe(void)
 
 	if (!tried) {
 		tried = true;
-		if (pipe2(fds, O_CLOEXEC) == 0 && fcntl(fds[1], F_SETPIPE_SZ, (int)READ_BYTES) < (int)READ_BYTES) {
-			close(fds[0]);
-			close(fds[1]);
-			fds[0] = fds[1] = -1;
-		}
+		readplan_pipe(fds, READ_BYTES);
 	}
 	return fds[0] >= 0 ? fds : NULL;
-}
-
-/* Empties the pipe of what a reply that failed half way left in it. */
-static int drain_pipe(int rfd)
-{
-	char junk[65536];
-	int left;
-
-	while (ioctl(rfd, FIONREAD, &left) == 0 && left > 0)
-		if (read(rfd, junk, sizeof(junk)) <= 0)
-			return -1;
-	return 0;
-}
-
-/* Splices the runs into the pipe's write end wfd; -1 on a read error or
- * a member cut short. */
-static int splice_runs(int wfd, const struct member_run *r, int nruns)
-{
-	int i;
-
-	for (i = 0; i < nruns; i++) {
-		loff_t pos = (loff_t)r[i].pos;
-		size_t left = r[i].len;
-
-		while (left > 0) {
-			ssize_t n = splice(r[i].member->dev.fd, &pos, wfd, NULL, left, 0);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				return -1;
-			left -= (size_t)n;
-		}
-	}
-	return 0;
 }
 
 /* Reads from the members' page cache, spliced to the reader; where that
@@ -319,18 +205,18 @@ static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size
 		*bufp = bv;
 		return 0;
 	}
-	if (p && (off | (off_t)len) % 512 == 0 && drain_pipe(p[0]) == 0 &&
-	    (n = plan_runs(m, (uint64_t)off, len, runs)) > 0) {
-		hold_rows(m, &h, (uint64_t)off, len, HOLD_READS);
-		rc = splice_runs(p[1], runs, n);
-		rangelock_drop(&m->rows, &h);
+	if (p && readplan_pipe_empty(p[0]) == 0 &&
+	    (n = readplan_make(m->a, (uint64_t)off, len, runs, SPLICE_RUNS)) > 0) {
+		engineset_hold(&m->engines, &h, (uint64_t)off, len, ROWS_READ);
+		rc = readplan_splice(p[1], runs, n);
+		engineset_drop(&m->engines, &h);
 		if (rc == 0) {
 			bv->buf[0].flags = FUSE_BUF_IS_FD;
 			bv->buf[0].fd = p[0];
 			*bufp = bv;
 			return 0;
 		}
-		drain_pipe(p[0]);
+		readplan_pipe_empty(p[0]);
 	}
 	if (!(mem = malloc(len))) {
 		free(bv);
@@ -346,253 +232,23 @@ static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size
 	return 0;
 }
 
-/* Writes [off, off + len) from data (or source, when data is NULL): the
- * whole stripe rows in the middle in one call, which computes their parity
- * without reading, and the partial rows at either end on their own, so
- * that only those are read back. */
-static int write_rows(struct map *m, struct stripe_engine *e, uint64_t off, uint64_t len,
-		      const uint8_t *data, stripe_source source, void *ctx, struct diag *d)
+/* A write the writer thread could not put on the members: the array is
+ * left dirty, and later writes fail. */
+static void note_write_failed(void *ctx, uint64_t off, uint64_t len, const struct diag *d)
 {
-	uint64_t u = m->lock_unit, end = off + len, lo = (off + u - 1) / u * u, hi = end / u * u;
-	uint64_t cut[4] = { off, lo, hi, end }, written;
-	int i;
+	struct map *m = ctx;
 
-	if (u == 1 || lo >= hi) {
-		cut[1] = cut[2] = end;
-	}
-	for (i = 0; i < 3; i++) {
-		uint64_t n = cut[i + 1] - cut[i];
-
-		if (n && (data ? stripe_engine_write_from(e, cut[i], n, data + (cut[i] - off), &written, d)
-			       : stripe_engine_write(e, cut[i], n, source, ctx, &written, d)) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* A write answered and queued: its bytes, and the hold on its rows that
- * it keeps until they are on the members. */
-struct pending {
-	struct writeq_item q;        /* first: a run of them is linked through it (cast back) */
-	struct range_hold hold;
-	int slot;                    /* in incoming[] while its bytes are taken in */
-	size_t at;                   /* how much of data the writer has taken */
-	uint8_t data[];
-};
-_Static_assert(offsetof(struct pending, q) == 0, "a queue item is cast back to its pending write");
-
-/* The bytes of a run of queued writes that follow each other, in order. */
-static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
-{
-	struct pending **run = ctx;
-	size_t done = 0;
-
-	while (done < len && *run) {
-		struct pending *p = *run;
-		size_t n = p->q.len - p->at < len - done ? p->q.len - p->at : len - done;
-
-		memcpy((uint8_t *)buf + done, p->data + p->at, n);
-		p->at += n;
-		done += n;
-		if (p->at == p->q.len)
-			*run = (struct pending *)p->q.next;
-	}
-	return (long long)done;
-}
-
-/* The spare buffers are linked through their queue item.  With mu. */
-static void put_spare(struct map *m, struct pending *p)
-{
-	p->q.next = m->spare ? &m->spare->q : NULL;
-	m->spare = p;
-}
-
-static struct pending *pop_spare(struct map *m)
-{
-	struct pending *p = m->spare;
-
-	if (p)
-		m->spare = (struct pending *)p->q.next;
-	return p;
-}
-
-/* Writes a run of queued writes (linked by next, ending with NULL) as one,
- * then lets go of their rows. */
-static void write_run(struct map *m, struct pending *first, uint64_t len)
-{
-	struct stripe_engine *e = engine_take(m);
-	struct pending *p = first, *next;
-	struct diag d;
-	int rc;
-
-	/* one write alone is written from its buffer; a run of them is
-	 * gathered by copy_in_run */
-	rc = write_rows(m, e, first->q.off, len, first->q.next ? NULL : first->data, copy_in_run, &p, &d);
-	engine_give(m, e);
-	if (rc < 0) {
-		report(m, "%s: writing %llu bytes at offset %llu: %s", m->a->members[0].path,
-		       (unsigned long long)len, (unsigned long long)first->q.off, d.msg);
-		atomic_store(&m->write_failed, true);
-	}
-	pthread_mutex_lock(&m->mu);
-	for (p = first; p; p = next) {
-		next = (struct pending *)p->q.next;
-		rangelock_drop(&m->rows, &p->hold);
-		put_spare(m, p);
-	}
-	pthread_mutex_unlock(&m->mu);
-}
-
-/* Takes the head of the queue and every queued write that extends it at
- * either end (two halves of one request come in either order), so that
- * the rows they share are written once, whole.  With mu. */
-static struct pending *take_run(struct map *m, int *n, uint64_t *len)
-{
-	return (struct pending *)writeq_take_run(&m->queue, MERGE_BYTES, n, len);
-}
-
-/* Whether the writer should give a write being taken in a moment to
- * arrive: the run it would write starts or ends inside a stripe row,
- * which would be read back to merge, and a write on its way starts or
- * ends right there (the halves of a large request come at once).  Never
- * while someone waits for the queue to empty.  With mu. */
-static bool worth_waiting(const struct map *m)
-{
-	uint64_t u = m->lock_unit, lo, hi;
-	int i;
-
-	if (u == 1 || m->flushing || m->stopping || !writeq_peek_run(&m->queue, MERGE_BYTES, &lo, &hi))
-		return false;
-	for (i = 0; i < QUEUED_MAX; i++) {
-		const struct writeq_item *w = &m->incoming[i];
-
-		if (w->len && ((hi % u && w->off == hi) || (lo % u && w->off + w->len == lo)))
-			return true;
-	}
-	return false;
-}
-
-/* Waits, at most MERGE_WAIT_NS, while waiting is worth it.  With mu. */
-static void wait_for_neighbours(struct map *m)
-{
-	struct timespec until;
-
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += MERGE_WAIT_NS;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	while (worth_waiting(m))
-		if (pthread_cond_timedwait(&m->queued, &m->mu, &until) == ETIMEDOUT)
-			break;
-}
-
-static void *writer_thread(void *arg)
-{
-	struct map *m = arg;
-	struct pending *run;
-	uint64_t len;
-	int n;
-
-	pthread_mutex_lock(&m->mu);
-	for (;;) {
-		while (!m->queue.head && !m->stopping)
-			pthread_cond_wait(&m->queued, &m->mu);
-		if (!m->queue.head)
-			break;
-		wait_for_neighbours(m);
-		run = take_run(m, &n, &len);
-		pthread_mutex_unlock(&m->mu);
-		write_run(m, run, len);
-		pthread_mutex_lock(&m->mu);
-		m->inflight -= n;
-		pthread_cond_broadcast(&m->drained);
-	}
-	pthread_mutex_unlock(&m->mu);
-	return NULL;
-}
-
-/* A buffer for the write of len bytes at off, once fewer than QUEUED_MAX
- * are queued: kept from one write to the next, as fresh memory for each
- * would cost a page fault per page.  The write is listed as incoming
- * until received() or give_back(). */
-static struct pending *take_spare(struct map *m, uint64_t off, size_t len)
-{
-	struct pending *p;
-	int i;
-
-	pthread_mutex_lock(&m->mu);
-	while (m->inflight >= QUEUED_MAX || !m->spare)
-		pthread_cond_wait(&m->drained, &m->mu);
-	m->inflight++;
-	p = pop_spare(m);
-	for (i = 0; m->incoming[i].len; i++)
-		;                    /* one free slot per spare taken */
-	m->incoming[i] = (struct writeq_item){ .off = off, .len = len };
-	*p = (struct pending){ .q = { .off = off, .len = len }, .slot = i };
-	pthread_mutex_unlock(&m->mu);
-	return p;
-}
-
-/* The write's bytes are in its buffer: no longer incoming.  With mu. */
-static void received(struct map *m, struct pending *p)
-{
-	m->incoming[p->slot].len = 0;
-	pthread_cond_signal(&m->queued);
-}
-
-/* QUEUED_MAX buffers of IO_BYTES, touched now rather than at the first
- * writes. */
-static void make_spares(struct map *m)
-{
-	int i;
-
-	for (i = 0; i < QUEUED_MAX; i++) {
-		struct pending *p = dev_alloc(sizeof(*p) + IO_BYTES);
-
-		memset(p, 0, sizeof(*p) + IO_BYTES);
-		put_spare(m, p);
-	}
-}
-
-static void free_spares(struct map *m)
-{
-	struct pending *p;
-
-	while ((p = pop_spare(m)))
-		free(p);
-}
-
-/* A buffer taken for a write that did not come. */
-static void give_back(struct map *m, struct pending *p)
-{
-	pthread_mutex_lock(&m->mu);
-	received(m, p);
-	put_spare(m, p);
-	m->inflight--;
-	pthread_cond_broadcast(&m->drained);
-	pthread_mutex_unlock(&m->mu);
-}
-
-static void enqueue(struct map *m, struct pending *p)
-{
-	pthread_mutex_lock(&m->mu);
-	writeq_push(&m->queue, &p->q);
-	pthread_cond_signal(&m->queued);
-	pthread_mutex_unlock(&m->mu);
+	report(m, "%s: writing %llu bytes at offset %llu: %s", m->a->members[0].path,
+	       (unsigned long long)len, (unsigned long long)off, d->msg);
+	atomic_store(&m->write_failed, true);
 }
 
 /* Waits until every queued write is on the members; -EIO if one failed. */
 static int drain(struct map *m)
 {
-	pthread_mutex_lock(&m->mu);
-	m->flushing++;
-	pthread_cond_signal(&m->queued);     /* the writer waits no more */
-	while (m->inflight > 0)
-		pthread_cond_wait(&m->drained, &m->mu);
-	m->flushing--;
-	pthread_mutex_unlock(&m->mu);
+	if (m->read_only)
+		return 0;
+	writebehind_drain(&m->writes);
 	return atomic_load(&m->write_failed) ? -EIO : 0;
 }
 
@@ -615,7 +271,7 @@ static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, s
 	struct map *m = this_map();
 	size_t size = fuse_buf_size(buf), len = clamp(m, size, off);
 	struct fuse_bufvec to;
-	struct pending *p;
+	struct queued_write *w;
 	ssize_t got;
 
 	if (m->read_only)
@@ -626,19 +282,15 @@ static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, s
 		return size ? -ENOSPC : 0;
 	if (len > IO_BYTES)          /* more than max_write: the kernel never sends it */
 		return -EINVAL;
-	p = take_spare(m, (uint64_t)off, len);
+	w = writebehind_buffer(&m->writes, (uint64_t)off, len);
 	to = (struct fuse_bufvec)FUSE_BUFVEC_INIT(len);
-	to.buf[0].mem = p->data;
+	to.buf[0].mem = w->data;
 	got = fuse_buf_copy(&to, buf, 0);
 	if (got != (ssize_t)len) {
-		give_back(m, p);
+		writebehind_cancel(&m->writes, w);
 		return got < 0 ? (int)got : -EIO;
 	}
-	pthread_mutex_lock(&m->mu);
-	received(m, p);
-	pthread_mutex_unlock(&m->mu);
-	hold_rows(m, &p->hold, p->q.off, len, HOLD_WRITES);
-	enqueue(m, p);
+	writebehind_queue(&m->writes, w);
 	touch_mtime(m);
 	return (int)len;
 }
@@ -983,24 +635,10 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	a->read_mended_ctx = m;
 	m->read_only = o->read_only;
 	m->size = g->array_sectors * 512;
-	m->lock_unit = 1;
-	if (layout_has_parity(g->level))
-		m->lock_unit = (uint64_t)g->chunk_sectors * 512 * (uint64_t)g->data_disks;
 	geometry_io_hints(g, &min_io, &m->blksize);
 	if (m->blksize < 4096)
 		m->blksize = 4096;
-	rangelock_init(&m->rows);
 	pthread_mutex_init(&m->mu, NULL);
-	pthread_cond_init(&m->engine_freed, NULL);
-	{
-		pthread_condattr_t ca;       /* the writer's timed wait: a clock that never steps */
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&m->queued, &ca);
-		pthread_condattr_destroy(&ca);
-	}
-	pthread_cond_init(&m->drained, NULL);
 	m->uid = getuid();
 	m->gid = getgid();
 	clock_gettime(CLOCK_REALTIME, &m->mapped_at);
@@ -1037,36 +675,32 @@ static struct fuse *mount_map(struct map *m)
 }
 
 /* The threads behind the FUSE loop: an engine per request served at once
- * and the writer that empties the write queue.  Returns whether the
- * writer started. */
-static bool start_workers(struct map *m)
+ * and, read-write, the writer that empties the write queue.  -1 when the
+ * writer cannot start; nothing is left running then. */
+static int start_workers(struct map *m)
 {
-	int i;
+	const struct writebehind_config cfg = {
+		.depth = QUEUED_MAX, .write_max = IO_BYTES, .merge_max = MERGE_BYTES,
+		.merge_wait_ns = MERGE_WAIT_NS, .failed = note_write_failed, .ctx = m,
+	};
+	struct diag d;
 
-	for (i = 0; i < ENGINES; i++)
-		stripe_engine_start(&m->engine[i], m->a);
-	if (!m->read_only)
-		make_spares(m);
-	return pthread_create(&m->writer, NULL, writer_thread, m) == 0;
+	engineset_start(&m->engines, m->a, ENGINES);
+	if (!m->read_only && writebehind_start(&m->writes, &m->engines, &cfg, &d) < 0) {
+		report(m, "%s: %s", m->mountpoint, d.msg);
+		engineset_stop(&m->engines);
+		return -1;
+	}
+	return 0;
 }
 
-/* Puts every queued write on the members, then ends the writer (when it
- * started) and the engines. */
-static void stop_workers(struct map *m, bool writer)
+/* Puts every queued write on the members, then ends the writer and the
+ * engines. */
+static void stop_workers(struct map *m)
 {
-	int i;
-
-	if (writer)
-		drain(m);
-	pthread_mutex_lock(&m->mu);
-	m->stopping = true;
-	pthread_cond_broadcast(&m->queued);
-	pthread_mutex_unlock(&m->mu);
-	if (writer)
-		pthread_join(m->writer, NULL);
-	for (i = 0; i < ENGINES; i++)
-		stripe_engine_stop(&m->engine[i]);
-	free_spares(m);
+	if (!m->read_only)
+		writebehind_stop(&m->writes);
+	engineset_stop(&m->engines);
 }
 
 /* Serves requests until the mount goes away (or a second signal). */
@@ -1077,21 +711,18 @@ static int serve(struct map *m)
 	int rc;
 
 	m->loop_thread = pthread_self();
-	if (!start_workers(m)) {
-		report(m, "%s: cannot start the writer thread", m->mountpoint);
-		stop_workers(m, false);
+	if (start_workers(m) < 0)
 		return -1;
-	}
 	if (pthread_create(&sig_th, NULL, signal_thread, m) != 0) {
 		report(m, "%s: cannot start the signal thread", m->mountpoint);
-		stop_workers(m, true);
+		stop_workers(m);
 		return -1;
 	}
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, 16);
 	rc = fuse_loop_mt(m->fuse, cfg);
 	fuse_loop_cfg_destroy(cfg);
-	stop_workers(m, true);
+	stop_workers(m);
 	pthread_kill(sig_th, SIGUSR1);
 	pthread_join(sig_th, NULL);
 	if (rc != 0)
@@ -1180,10 +811,6 @@ int main(int argc, char **argv)
 	fuse_destroy(m.fuse);
 	if (finish(&m, was_clean) < 0)
 		rc = -1;
-	rangelock_destroy(&m.rows);
-	pthread_cond_destroy(&m.engine_freed);
-	pthread_cond_destroy(&m.queued);
-	pthread_cond_destroy(&m.drained);
 	pthread_mutex_destroy(&m.mu);
 	array_close(&a);
 	return rc < 0 ? EXIT_ERROR : EXIT_OK;

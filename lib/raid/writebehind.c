@@ -1,0 +1,247 @@
+/* writebehind: the write queue's buffers, its writer thread, and how the
+ * writer merges queued writes into runs of whole rows. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "raid/writebehind.h"
+
+/* Writes [off, off + len) from data (or source, when data is NULL): the
+ * whole stripe rows in the middle in one call, which computes their parity
+ * without reading, and the partial rows at either end on their own, so
+ * that only those are read back. */
+static int write_rows(struct writebehind *wb, struct stripe_engine *e, uint64_t off, uint64_t len,
+		      const uint8_t *data, stripe_source source, void *ctx, struct diag *d)
+{
+	uint64_t u = wb->es->row_bytes, end = off + len, lo = (off + u - 1) / u * u, hi = end / u * u;
+	uint64_t cut[4] = { off, lo, hi, end }, written;
+	int i;
+
+	if (u == 1 || lo >= hi)
+		cut[1] = cut[2] = end;
+	for (i = 0; i < 3; i++) {
+		uint64_t n = cut[i + 1] - cut[i];
+
+		if (n && (data ? stripe_engine_write_from(e, cut[i], n, data + (cut[i] - off), &written, d)
+			       : stripe_engine_write(e, cut[i], n, source, ctx, &written, d)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The bytes of a run of queued writes that follow each other, in order. */
+static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
+{
+	struct queued_write **run = ctx;
+	size_t done = 0;
+
+	while (done < len && *run) {
+		struct queued_write *w = *run;
+		size_t n = w->q.len - w->at < len - done ? w->q.len - w->at : len - done;
+
+		memcpy((uint8_t *)buf + done, w->data + w->at, n);
+		w->at += n;
+		done += n;
+		if (w->at == w->q.len)
+			*run = queued_write_of(w->q.next);
+	}
+	return (long long)done;
+}
+
+/* Writes a run of queued writes (linked by next, ending with NULL) as one,
+ * then lets go of their rows and buffers. */
+static void write_run(struct writebehind *wb, struct queued_write *first, uint64_t len)
+{
+	struct stripe_engine *e = engineset_take(wb->es);
+	struct queued_write *w = first, *next;
+	struct diag d;
+	int rc;
+
+	/* one write alone is written from its buffer; a run of them is
+	 * gathered by copy_in_run */
+	rc = write_rows(wb, e, first->q.off, len, first->q.next ? NULL : first->data, copy_in_run, &w, &d);
+	engineset_give(wb->es, e);
+	if (rc < 0) {
+		atomic_store(&wb->failed, true);
+		if (wb->cfg.failed)
+			wb->cfg.failed(wb->cfg.ctx, first->q.off, len, &d);
+	}
+	pthread_mutex_lock(&wb->mu);
+	for (w = first; w; w = next) {
+		next = queued_write_of(w->q.next);
+		engineset_drop(wb->es, &w->hold);
+		spares_put(&wb->spares, w);
+	}
+	pthread_mutex_unlock(&wb->mu);
+}
+
+/* Whether the writer should give a write being taken in a moment to
+ * arrive: the run it would write starts or ends inside a stripe row,
+ * which would be read back to merge, and a write on its way starts or
+ * ends right there (the halves of a large request come at once).  Never
+ * while someone waits for the queue to empty.  With mu. */
+static bool worth_waiting(const struct writebehind *wb)
+{
+	uint64_t u = wb->es->row_bytes, lo, hi;
+	int i;
+
+	if (u == 1 || wb->flushing || wb->stopping || !writeq_peek_run(&wb->queue, wb->cfg.merge_max, &lo, &hi))
+		return false;
+	for (i = 0; i < wb->cfg.depth; i++) {
+		const struct writeq_item *w = &wb->incoming[i];
+
+		if (w->len && ((hi % u && w->off == hi) || (lo % u && w->off + w->len == lo)))
+			return true;
+	}
+	return false;
+}
+
+/* Waits, at most cfg.merge_wait_ns, while waiting is worth it.  With mu. */
+static void wait_for_neighbours(struct writebehind *wb)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += wb->cfg.merge_wait_ns;
+	while (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (worth_waiting(wb))
+		if (pthread_cond_timedwait(&wb->queued, &wb->mu, &until) == ETIMEDOUT)
+			break;
+}
+
+/* Takes the head of the queue and every queued write that extends it at
+ * either end (two halves of one request come in either order), and writes
+ * them as one, until the queue is empty and the writer is told to stop. */
+static void *writer_thread(void *arg)
+{
+	struct writebehind *wb = arg;
+	struct queued_write *run;
+	uint64_t len;
+	int n;
+
+	pthread_mutex_lock(&wb->mu);
+	for (;;) {
+		while (!wb->queue.head && !wb->stopping)
+			pthread_cond_wait(&wb->queued, &wb->mu);
+		if (!wb->queue.head)
+			break;
+		wait_for_neighbours(wb);
+		run = queued_write_of(writeq_take_run(&wb->queue, wb->cfg.merge_max, &n, &len));
+		pthread_mutex_unlock(&wb->mu);
+		write_run(wb, run, len);
+		pthread_mutex_lock(&wb->mu);
+		wb->inflight -= n;
+		pthread_cond_broadcast(&wb->drained);
+	}
+	pthread_mutex_unlock(&wb->mu);
+	return NULL;
+}
+
+int writebehind_start(struct writebehind *wb, struct engineset *es, const struct writebehind_config *cfg,
+		      struct diag *d)
+{
+	pthread_condattr_t ca;
+
+	*wb = (struct writebehind){ .es = es, .cfg = *cfg };
+	wb->incoming = calloc((size_t)cfg->depth, sizeof(*wb->incoming));
+	if (!wb->incoming)
+		return diag_fail(d, "cannot start the writer thread: out of memory");
+	pthread_mutex_init(&wb->mu, NULL);
+	/* the writer's timed wait: a clock that never steps */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wb->queued, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&wb->drained, NULL);
+	atomic_init(&wb->failed, false);
+	spares_make(&wb->spares, cfg->depth, cfg->write_max);
+	if (pthread_create(&wb->writer, NULL, writer_thread, wb) != 0) {
+		spares_free(&wb->spares);
+		pthread_cond_destroy(&wb->drained);
+		pthread_cond_destroy(&wb->queued);
+		pthread_mutex_destroy(&wb->mu);
+		free(wb->incoming);
+		return diag_fail(d, "cannot start the writer thread");
+	}
+	return 0;
+}
+
+void writebehind_stop(struct writebehind *wb)
+{
+	writebehind_drain(wb);
+	pthread_mutex_lock(&wb->mu);
+	wb->stopping = true;
+	pthread_cond_broadcast(&wb->queued);
+	pthread_mutex_unlock(&wb->mu);
+	pthread_join(wb->writer, NULL);
+	spares_free(&wb->spares);
+	pthread_cond_destroy(&wb->drained);
+	pthread_cond_destroy(&wb->queued);
+	pthread_mutex_destroy(&wb->mu);
+	free(wb->incoming);
+}
+
+/* The write is listed as incoming until its bytes are in or it is handed
+ * back, so that the writer may wait for it to merge. */
+struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, size_t len)
+{
+	struct queued_write *w;
+	int i;
+
+	pthread_mutex_lock(&wb->mu);
+	while (wb->inflight >= wb->cfg.depth || !wb->spares.free)
+		pthread_cond_wait(&wb->drained, &wb->mu);
+	wb->inflight++;
+	w = spares_pop(&wb->spares);
+	for (i = 0; wb->incoming[i].len; i++)
+		;                    /* one free slot per buffer taken */
+	wb->incoming[i] = (struct writeq_item){ .off = off, .len = len };
+	*w = (struct queued_write){ .q = { .off = off, .len = len }, .slot = i };
+	pthread_mutex_unlock(&wb->mu);
+	return w;
+}
+
+/* The write's bytes are in its buffer: no longer incoming.  With mu. */
+static void received(struct writebehind *wb, struct queued_write *w)
+{
+	wb->incoming[w->slot].len = 0;
+	pthread_cond_signal(&wb->queued);
+}
+
+void writebehind_queue(struct writebehind *wb, struct queued_write *w)
+{
+	pthread_mutex_lock(&wb->mu);
+	received(wb, w);
+	pthread_mutex_unlock(&wb->mu);
+	engineset_hold(wb->es, &w->hold, w->q.off, w->q.len, ROWS_WRITE);
+	pthread_mutex_lock(&wb->mu);
+	writeq_push(&wb->queue, &w->q);
+	pthread_cond_signal(&wb->queued);
+	pthread_mutex_unlock(&wb->mu);
+}
+
+void writebehind_cancel(struct writebehind *wb, struct queued_write *w)
+{
+	pthread_mutex_lock(&wb->mu);
+	received(wb, w);
+	spares_put(&wb->spares, w);
+	wb->inflight--;
+	pthread_cond_broadcast(&wb->drained);
+	pthread_mutex_unlock(&wb->mu);
+}
+
+int writebehind_drain(struct writebehind *wb)
+{
+	pthread_mutex_lock(&wb->mu);
+	wb->flushing++;
+	pthread_cond_signal(&wb->queued);     /* the writer waits no more */
+	while (wb->inflight > 0)
+		pthread_cond_wait(&wb->drained, &wb->mu);
+	wb->flushing--;
+	pthread_mutex_unlock(&wb->mu);
+	return atomic_load(&wb->failed) ? -1 : 0;
+}
