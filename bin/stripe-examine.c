@@ -103,7 +103,7 @@ static void array_state_str(const struct md_super *s, char *buf, size_t len)
 	for (r = 0; r < n && i + 1 < len; r++) {
 		char c = '.';
 
-		for (k = 0; k < (s->major == 1 ? (int)s->raw.v1.max_dev : SB0_DISKS); k++)
+		for (k = 0; k < s->dev_slots; k++)
 			if (super_role_of(s, k) == r)
 				c = 'A';
 		buf[i++] = c;
@@ -219,26 +219,27 @@ static const char *path_of_number(const struct array *a, int n)
 	return "";
 }
 
-static void print_disk_row(const char *label, const struct sb0 *r, int n, const char *path)
+static void print_disk_row(const char *label, const struct sb0_disk_row *r, const char *path)
 {
 	char st[64];
 
-	disk_state_words(sb0_disk(r, n, SB0_D_STATE), st, sizeof(st));
-	printf("%4s %5u %7u %8u %8u      %-11s   %s\n", label, sb0_disk(r, n, SB0_D_NUMBER),
-	       sb0_disk(r, n, SB0_D_MAJOR), sb0_disk(r, n, SB0_D_MINOR),
-	       sb0_disk(r, n, SB0_D_RAID_DISK), st, path);
+	disk_state_words(r->state, st, sizeof(st));
+	printf("%4s %5u %7u %8u %8u      %-11s   %s\n", label, r->number, r->major, r->minor,
+	       r->raid_disk, st, path);
 }
 
 /* 0.90 members read as mdadm shows them: counts and a table of disks. */
 static void print_v0_text(const struct array *a, const struct member *m)
 {
 	const struct md_super *s = &m->sb;
-	const struct sb0 *r = &s->raw.v0;
+	struct sb0_view v;
 	char b[64], u[36], label[16];
 	int i;
 
+	super0_view(s, &v);
+
 	FIELD("Magic", "a92b4efc");
-	FIELD("Version", "0.%02u.%02u", r->w[SB0_MINOR], r->w[SB0_PATCH]);
+	FIELD("Version", "0.%02u.%02u", v.minor, v.patch);
 	super_uuid_str(s->uuid, u);
 	FIELD("UUID", "%s", u);
 	FIELD("Creation Time", "%s", time_str(s->ctime, b, sizeof(b)));
@@ -250,15 +251,15 @@ static void print_v0_text(const struct array *a, const struct member *m)
 		FIELD("Array Size", "%llu%s", (unsigned long long)member_array_bytes(s) / 1024, b);
 	}
 	FIELD("Raid Devices", "%d", s->raid_disks);
-	FIELD("Total Devices", "%u", r->w[SB0_NR_DISKS]);
-	FIELD("Preferred Minor", "%u", r->w[SB0_MD_MINOR]);
+	FIELD("Total Devices", "%u", v.nr_disks);
+	FIELD("Preferred Minor", "%u", v.md_minor);
 	printf("\n");
 	FIELD("Update Time", "%s", time_str(s->utime, b, sizeof(b)));
-	FIELD("State", "%s", r->w[SB0_STATE] & (1u << SB0_ST_CLEAN) ? "clean" : "active");
-	FIELD("Active Devices", "%u", r->w[SB0_ACTIVE]);
-	FIELD("Working Devices", "%u", r->w[SB0_WORKING]);
-	FIELD("Failed Devices", "%u", r->w[SB0_FAILED]);
-	FIELD("Spare Devices", "%u", r->w[SB0_SPARE]);
+	FIELD("State", "%s", v.clean ? "clean" : "active");
+	FIELD("Active Devices", "%u", v.active);
+	FIELD("Working Devices", "%u", v.working);
+	FIELD("Failed Devices", "%u", v.failed);
+	FIELD("Spare Devices", "%u", v.spare);
 	if (s->csum_stored == s->csum_computed)
 		FIELD("Checksum", "%x - correct", s->csum_stored);
 	else
@@ -267,13 +268,13 @@ static void print_v0_text(const struct array *a, const struct member *m)
 	printf("\n");
 	print_geometry_text(s);
 	printf("\n      Number   Major   Minor   RaidDevice State\n");
-	print_disk_row("this", r, -1, m->path);
+	print_disk_row("this", &v.this_disk, m->path);
 	printf("\n");
-	for (i = 0; i < SB0_DISKS; i++) {
-		if (!sb0_disk(r, i, SB0_D_STATE) && !sb0_disk(r, i, SB0_D_MAJOR) && i >= (int)r->w[SB0_NR_DISKS])
+	for (i = 0; i < s->dev_slots; i++) {
+		if (!v.disk[i].state && !v.disk[i].major && i >= (int)v.nr_disks)
 			continue;
 		snprintf(label, sizeof(label), "%d", i);
-		print_disk_row(label, r, i, path_of_number(a, i));
+		print_disk_row(label, &v.disk[i], path_of_number(a, i));
 	}
 }
 
@@ -332,7 +333,7 @@ static void print_member_text(const struct array *a, const struct member *m,
 	FIELD("Update Time", "%s", time_str(s->utime, b1, sizeof(b1)));
 	if (x->has_bblog > 0)
 		FIELD("Bad Block Log", "%d entries available at offset %d sectors%s", x->bblog.capacity,
-		      (int32_t)s->raw.v1.bblog_offset, x->bblog.count ? " - bad blocks present." : "");
+		      s->bblog_offset, x->bblog.count ? " - bad blocks present." : "");
 	else if (x->has_bblog < 0)
 		FIELD("Bad Block Log", "unreadable: %s", x->bblog_err);
 	if (s->csum_stored == s->csum_computed)

@@ -50,6 +50,8 @@ struct md_super {
 	uint64_t events;
 	uint32_t csum_stored, csum_computed;
 	int32_t bitmap_offset;       /* sectors from the superblock, if any */
+	int32_t bblog_offset;        /* 1.x: the bad-block log's, sectors from the superblock; 0: none */
+	int dev_slots;               /* device numbers it describes: 1.x max_dev, 0.90 its 27 */
 
 	union {
 		struct sb1 v1;
@@ -195,5 +197,22 @@ void super_seal(struct md_super *sb);
 /* Writes the superblock where it belongs on dv (a whole 4 KiB block, so
  * 4K-sector devices work), then flushes it to stable storage. */
 int super_write(struct dev *dv, const struct md_super *sb, struct diag *d);
+
+/* One disk descriptor of a 0.90 superblock, as mdadm --examine lists it. */
+struct sb0_disk_row {
+	unsigned number, major, minor, raid_disk, state;
+};
+
+/* What mdadm --examine shows of a 0.90 superblock beyond struct md_super:
+ * its version words, its counters and its table of disks. */
+struct sb0_view {
+	unsigned minor, patch, nr_disks, md_minor;
+	bool clean;
+	unsigned active, working, failed, spare;
+	struct sb0_disk_row this_disk, disk[SB0_DISKS];
+};
+
+/* s must be a 0.90 superblock (major 0). */
+void super0_view(const struct md_super *s, struct sb0_view *v);
 
 #endif

@@ -143,6 +143,31 @@ static void summarise0(struct md_super *s)
 	s->csum_stored = w[SB0_CSUM];
 	s->csum_computed = sb0_csum(r);
 	s->bitmap_offset = s->feature_map ? 8 : 0;
+	s->bblog_offset = 0;
+	s->dev_slots = SB0_DISKS;
+}
+
+static void disk_row(const struct sb0 *r, int n, struct sb0_disk_row *row)
+{
+	*row = (struct sb0_disk_row){
+		.number = sb0_disk(r, n, SB0_D_NUMBER), .major = sb0_disk(r, n, SB0_D_MAJOR),
+		.minor = sb0_disk(r, n, SB0_D_MINOR), .raid_disk = sb0_disk(r, n, SB0_D_RAID_DISK),
+		.state = sb0_disk(r, n, SB0_D_STATE) };
+}
+
+void super0_view(const struct md_super *s, struct sb0_view *v)
+{
+	const uint32_t *w = s->raw.v0.w;
+	int i;
+
+	*v = (struct sb0_view){
+		.minor = w[SB0_MINOR], .patch = w[SB0_PATCH], .nr_disks = w[SB0_NR_DISKS],
+		.md_minor = w[SB0_MD_MINOR], .clean = w[SB0_STATE] & (1u << SB0_ST_CLEAN),
+		.active = w[SB0_ACTIVE], .working = w[SB0_WORKING], .failed = w[SB0_FAILED],
+		.spare = w[SB0_SPARE] };
+	disk_row(&s->raw.v0, -1, &v->this_disk);
+	for (i = 0; i < SB0_DISKS; i++)
+		disk_row(&s->raw.v0, i, &v->disk[i]);
 }
 
 static int role_of0(const struct md_super *sb, int dev_number)

@@ -227,6 +227,8 @@ static void summarise1(struct md_super *s)
 	s->csum_stored = r->sb_csum;
 	s->csum_computed = sb1_csum(r);
 	s->bitmap_offset = (int32_t)r->bitmap_offset;
+	s->bblog_offset = (int32_t)r->bblog_offset;
+	s->dev_slots = (int)r->max_dev;
 }
 
 static int decode1(const uint8_t *buf, struct md_super *sb, struct diag *d)
