@@ -3,40 +3,47 @@
 
 #include "io/memberio.h"
 
-/* Reads the wanted runs of chunks only, one call per run. */
-static int member_read_wanted(struct member_io *io)
+/* Reads [at, at + len) of the item's range.  Where that fails and the
+ * item finds bad pages, again a page at a time, zero-filling and flagging
+ * the pages that still fail. */
+static int read_run(struct member_io *io, size_t at, size_t len)
 {
-	size_t k = 0, nchunks = io->len / io->chunk, from;
+	uint8_t *buf = io->buf;
+	size_t p;
 
-	while (k < nchunks) {
-		for (; k < nchunks && io->skip[k]; k++)
-			;
-		for (from = k; k < nchunks && !io->skip[k]; k++)
-			;
-		if (k > from && dev_read(io->dev, (uint8_t *)io->buf + from * io->chunk, (k - from) * io->chunk,
-					 io->off + from * io->chunk, &io->d) < 0)
-			return -1;
+	if (dev_read(io->dev, buf + at, len, io->off + at, io->bad ? NULL : &io->d) == 0)
+		return 0;
+	if (!io->bad)
+		return -1;
+	for (p = at; p < at + len; p += MEMBER_PAGE) {
+		if (dev_read(io->dev, buf + p, MEMBER_PAGE, io->off + p, NULL) == 0)
+			continue;
+		memset(buf + p, 0, MEMBER_PAGE);
+		io->bad[p / MEMBER_PAGE] = 1;
+		io->bad_pages++;
 	}
 	return 0;
 }
 
-/* The failing pages of a read that failed as a whole, found one by one. */
-static void member_read_pages(struct member_io *io)
+/* Reads the wanted runs of chunks only (all of them without skip), one
+ * call per run. */
+static int member_read(struct member_io *io)
 {
-	uint8_t *buf = io->buf;
-	size_t i, pages = io->len / MEMBER_PAGE;
+	size_t unit = io->skip ? io->chunk : io->len, n = unit ? io->len / unit : 0, k = 0, from;
 
-	memset(io->bad, 0, pages);
-	io->bad_pages = 0;
-	if (dev_read(io->dev, buf, io->len, io->off, NULL) == 0)
-		return;
-	for (i = 0; i < pages; i++) {
-		if (dev_read(io->dev, buf + i * MEMBER_PAGE, MEMBER_PAGE, io->off + i * MEMBER_PAGE, NULL) == 0)
-			continue;
-		memset(buf + i * MEMBER_PAGE, 0, MEMBER_PAGE);
-		io->bad[i] = 1;
-		io->bad_pages++;
+	if (io->bad) {
+		memset(io->bad, 0, io->len / MEMBER_PAGE);
+		io->bad_pages = 0;
 	}
+	while (k < n) {
+		for (; k < n && io->skip && io->skip[k]; k++)
+			;
+		for (from = k; k < n && !(io->skip && io->skip[k]); k++)
+			;
+		if (k > from && read_run(io, from * unit, (k - from) * unit) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 void member_io_run(void *p)
@@ -48,12 +55,8 @@ void member_io_run(void *p)
 		return;
 	if (io->write)
 		io->rc = dev_write(io->dev, io->buf, io->len, io->off, &io->d);
-	else if (io->bad)
-		member_read_pages(io);
-	else if (io->skip)
-		io->rc = member_read_wanted(io);
 	else
-		io->rc = dev_read(io->dev, io->buf, io->len, io->off, &io->d);
+		io->rc = member_read(io);
 }
 
 int member_io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d)

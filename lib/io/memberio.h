@@ -24,16 +24,17 @@ struct member_io {
 	bool write;
 	const bool *skip;            /* reads: chunks not wanted, or NULL for all */
 	size_t chunk;                /* the size of one skip[] entry */
-	uint8_t *bad;                /* reads: per page, set where unreadable; NULL: a failure fails the item */
+	uint8_t *bad;                /* reads: per page of buf, set where unreadable; NULL: a failure fails the item */
 	uint64_t bad_pages;          /* reads with bad: how many pages could not be read */
 	int rc;
 	struct diag d;
 };
 
 /* Pool job function: does the item's I/O, leaving rc and d.  An item
- * without a device does nothing.  A read with bad (and no skip) that fails
- * is retried page by page: the pages that still fail are zero-filled and
- * flagged in bad, and the item succeeds. */
+ * without a device does nothing.  A read with bad is the one place where
+ * unreadable pages are found: a run that fails is read again page by page,
+ * the pages that still fail are zero-filled and flagged in bad, and the
+ * item succeeds. */
 void member_io_run(void *item);
 
 /* Waits for a job of n member_io items; returns the first failure. */
