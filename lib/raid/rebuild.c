@@ -195,11 +195,11 @@ static void walk_free(struct parity_walk *w)
 	free(w->arena);
 }
 
+/* The row engine's batch: a part of a chunk where members are many, so a
+ * lane's memory stays within the budget whatever the member count. */
 static size_t walk_batch(const struct rebuild_run *run)
 {
-	size_t chunk = (size_t)run->a->geo.chunk_sectors * 512;
-
-	return ROWS_MEMBER_MAX < chunk ? ROWS_MEMBER_MAX : ROWS_MEMBER_MAX / chunk * chunk;
+	return rows_batch_bytes(run->a->geo.raid_disks, (size_t)run->a->geo.chunk_sectors * 512, ROWS_BUDGET);
 }
 
 static size_t walk_arena_bytes(const struct rebuild_run *run)

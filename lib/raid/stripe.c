@@ -30,9 +30,12 @@ struct parity_batch {
 static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, struct diag *d)
 {
 	int n = a->geo.raid_disks, i;
+	size_t per;
 
 	*b = (struct parity_batch){ .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512, .zero = zero };
-	b->rows = ROWS_MEMBER_MAX / b->chunk ? ROWS_MEMBER_MAX / b->chunk : 1;
+	per = rows_batch_bytes(n, b->chunk, ROWS_BUDGET);
+	/* whole rows: the row engine's batch, or one row where that is less */
+	b->rows = per >= b->chunk ? per / b->chunk : 1;
 	b->buf = calloc((size_t)n, sizeof(*b->buf));
 	b->io = calloc((size_t)n, sizeof(*b->io));
 	b->skip = calloc((size_t)n * b->rows, sizeof(*b->skip));
