@@ -1,18 +1,46 @@
 /* memberio: a member's read or write of one batch, run by a pool worker. */
+#include <string.h>
+
 #include "io/memberio.h"
 
-/* Reads the wanted runs of chunks only, one call per run. */
-static int member_read_wanted(struct member_io *io)
+/* Reads [at, at + len) of the item's range.  Where that fails and the
+ * item finds bad pages, again a page at a time, zero-filling and flagging
+ * the pages that still fail. */
+static int read_run(struct member_io *io, size_t at, size_t len)
 {
-	size_t k = 0, nchunks = io->len / io->chunk, from;
+	uint8_t *buf = io->buf;
+	size_t p;
 
-	while (k < nchunks) {
-		for (; k < nchunks && io->skip[k]; k++)
+	if (dev_read(io->dev, buf + at, len, io->off + at, io->bad ? NULL : &io->d) == 0)
+		return 0;
+	if (!io->bad)
+		return -1;
+	for (p = at; p < at + len; p += MEMBER_PAGE) {
+		if (dev_read(io->dev, buf + p, MEMBER_PAGE, io->off + p, NULL) == 0)
+			continue;
+		memset(buf + p, 0, MEMBER_PAGE);
+		io->bad[p / MEMBER_PAGE] = 1;
+		io->bad_pages++;
+	}
+	return 0;
+}
+
+/* Reads the wanted runs of chunks only (all of them without skip), one
+ * call per run. */
+static int member_read(struct member_io *io)
+{
+	size_t unit = io->skip ? io->chunk : io->len, n = unit ? io->len / unit : 0, k = 0, from;
+
+	if (io->bad) {
+		memset(io->bad, 0, io->len / MEMBER_PAGE);
+		io->bad_pages = 0;
+	}
+	while (k < n) {
+		for (; k < n && io->skip && io->skip[k]; k++)
 			;
-		for (from = k; k < nchunks && !io->skip[k]; k++)
+		for (from = k; k < n && !(io->skip && io->skip[k]); k++)
 			;
-		if (k > from && dev_read(io->dev, (uint8_t *)io->buf + from * io->chunk, (k - from) * io->chunk,
-					 io->off + from * io->chunk, &io->d) < 0)
+		if (k > from && read_run(io, from * unit, (k - from) * unit) < 0)
 			return -1;
 	}
 	return 0;
@@ -27,10 +55,8 @@ void member_io_run(void *p)
 		return;
 	if (io->write)
 		io->rc = dev_write(io->dev, io->buf, io->len, io->off, &io->d);
-	else if (io->skip)
-		io->rc = member_read_wanted(io);
 	else
-		io->rc = dev_read(io->dev, io->buf, io->len, io->off, &io->d);
+		io->rc = member_read(io);
 }
 
 int member_io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d)

@@ -1,19 +1,14 @@
-/* check: walk the array a batch of rows at a time, recompute P (and Q) or
- * compare copies for every 4 KiB unit, locate RAID6 errors from the
+/* check: recompute P (and Q) of every 4 KiB unit of the pieces the row
+ * engine hands out, or compare copies, locate RAID6 errors from the
  * syndrome (as mdadm's raid6check), and repair only when asked. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "raid/check.h"
 #include "raid/parity.h"
-#include "io/pool.h"
+#include "raid/rows.h"
+#include "io/memberio.h"
 
-/* Per member and batch (or one chunk, if larger).  Two batches are in
- * memory, one being read and one being checked, so the peak RSS is about
- * 2 * members * BATCH_BYTES.  On a page-cached RAID6 4 MiB checked slower
- * than 1 MiB (the parity pass no longer finds in cache what the reads just
- * copied) and 512 KiB no faster. */
-#define BATCH_BYTES (1u << 20)
 #define MD_RESYNC_SECTORS 128        /* raid1/10 count mismatches per 64 KiB resync block */
 
 const char *block_kind_name(enum block_kind k)
@@ -23,111 +18,36 @@ const char *block_kind_name(enum block_kind k)
 	return names[k];
 }
 
-/* One member's share of a batch: a pool item. */
-struct member_read {
-	struct dev *dev;             /* NULL: nothing to read */
-	uint8_t *buf;
-	uint8_t *bad;                /* per 4 KiB page of buf: unreadable */
-	size_t len;
-	uint64_t off;
-	uint64_t errors;             /* pages that could not be read */
-};
-
-/* One of the two buffer sets: the pool's workers fill one while the
- * caller checks the other. */
-struct check_batch {
-	uint8_t **buf;               /* per role (raid1/10: per copy): rows * chunk */
-	uint8_t *bad;                /* per role and page of the batch: unreadable */
-	struct member_read *io;      /* per role */
-};
-
 struct checker {
 	struct array *a;
 	const struct check_options *o;
 	struct check_result *r;
+	uint64_t off, end;           /* the array bytes asked for */
 	size_t chunk;                /* bytes */
 	unsigned pages;              /* 4 KiB units per chunk */
-	uint64_t rows;               /* rows per batch */
-	struct check_batch batch[2];
-	uint8_t *arena;              /* every batch buffer, in one allocation */
-	struct check_batch *cur;     /* the batch being checked */
-	struct pool pool;            /* one worker per member, for the whole check */
+	struct rows_piece *piece;    /* raid4/5/6: the piece being checked */
+	uint8_t **copy;              /* raid1/10: per copy, one run of up to a chunk */
+	uint8_t *copy_lost;          /* raid1/10: per copy and unit of the run: unreadable */
 	uint8_t *zero, *sp, *sq;     /* a zero unit, computed P, computed Q */
 	bool marked;                 /* array marked dirty for repair writes */
 	bool was_clean;
 };
 
-/* Reads len bytes of a member; where the whole read fails, page by page,
- * zero-filling and flagging the pages that cannot be read.  Returns how
- * many could not. */
-static uint64_t read_tolerant(struct dev *dev, uint8_t *buf, size_t len, uint64_t off, uint8_t *bad)
+/* page counts units from the start of the chunk; the piece may start
+ * further in.  A missing role's units are lost too. */
+static bool unit_lost(const struct checker *c, int role, unsigned page)
 {
-	uint64_t errors = 0;
-	size_t i;
-
-	memset(bad, 0, len / CHECK_UNIT);
-	if (dev_read(dev, buf, len, off, NULL) == 0)
-		return 0;
-	for (i = 0; i < len / CHECK_UNIT; i++) {
-		if (dev_read(dev, buf + i * CHECK_UNIT, CHECK_UNIT, off + i * CHECK_UNIT, NULL) == 0)
-			continue;
-		memset(buf + i * CHECK_UNIT, 0, CHECK_UNIT);
-		bad[i] = 1;
-		errors++;
-	}
-	return errors;
+	return c->piece->lost[role][page - c->piece->at / CHECK_UNIT];
 }
 
-static void member_read_run(void *item)
+static uint8_t *unit_at(const struct checker *c, int role, unsigned page)
 {
-	struct member_read *io = item;
-
-	io->errors = io->dev ? read_tolerant(io->dev, io->buf, io->len, io->off, io->bad) : 0;
-}
-
-/* Starts the read of rows [row, row + nrows) of every present member into
- * b; batch_collect waits for it. */
-static void batch_submit(struct checker *c, struct check_batch *b, uint64_t row, uint64_t nrows)
-{
-	int i;
-
-	for (i = 0; i < c->a->geo.raid_disks; i++) {
-		struct member *m = c->a->role[i];
-
-		b->io[i] = (struct member_read){
-			.dev = m ? &m->dev : NULL, .buf = b->buf[i],
-			.bad = b->bad + (size_t)i * c->rows * c->pages, .len = nrows * c->chunk,
-			.off = m ? m->sb.data_offset * 512 + row * c->chunk : 0 };
-	}
-	pool_submit(&c->pool, member_read_run, b->io, sizeof(*b->io));
-}
-
-/* Waits for b's reads and makes it the batch being checked.  Read errors
- * are counted here, not by the workers, so a check that stops early counts
- * none from a batch read ahead that it never got to. */
-static void batch_collect(struct checker *c, struct check_batch *b)
-{
-	int i;
-
-	pool_wait(&c->pool);
-	for (i = 0; i < c->a->geo.raid_disks; i++)
-		c->r->read_errors += b->io[i].errors;
-	c->cur = b;
-}
-
-static bool unit_lost(const struct checker *c, int role, uint64_t k, unsigned page)
-{
-	return !c->a->role[role] || c->cur->bad[((size_t)role * c->rows + k) * c->pages + page];
-}
-
-static uint8_t *unit_at(const struct checker *c, int role, uint64_t k, unsigned page)
-{
-	return c->cur->buf[role] + k * c->chunk + (size_t)page * CHECK_UNIT;
+	return c->piece->block[role] + (size_t)page * CHECK_UNIT - c->piece->at;
 }
 
 /* The blocks of one unit of a parity row, for the report. */
 static void describe_row_unit(const struct checker *c, const struct stripe_map *m, uint64_t row,
-			      uint64_t k, unsigned page, struct check_unit *u)
+			      unsigned page, struct check_unit *u)
 {
 	const struct geometry *g = &c->a->geo;
 	uint64_t in_member = row * c->chunk + (uint64_t)page * CHECK_UNIT;
@@ -150,7 +70,7 @@ static void describe_row_unit(const struct checker *c, const struct stripe_map *
 
 		b->member = c->a->role[b->role];
 		b->member_offset = (b->member ? b->member->sb.data_offset * 512 : 0) + in_member;
-		b->unreadable = b->member && unit_lost(c, b->role, k, page);
+		b->unreadable = b->member && unit_lost(c, b->role, page);
 	}
 }
 
@@ -216,9 +136,9 @@ static int write_unit(struct checker *c, int role, uint64_t row, unsigned page, 
 /* Mends a unit the way md's repair does: RAID5 rewrites P; RAID6 fixes
  * the block the syndrome names, or regenerates P and Q. */
 static int repair_parity_unit(struct checker *c, const struct stripe_map *m, uint64_t row,
-			      uint64_t k, unsigned page, int culprit_role, struct diag *d)
+			      unsigned page, int culprit_role, struct diag *d)
 {
-	uint8_t *p = unit_at(c, m->pd, k, page);
+	uint8_t *p = unit_at(c, m->pd, page);
 	int i;
 
 	if (m->qd < 0 || culprit_role == m->pd || culprit_role < 0) {
@@ -227,14 +147,14 @@ static int repair_parity_unit(struct checker *c, const struct stripe_map *m, uin
 			return -1;
 	}
 	if (m->qd >= 0 && (culprit_role == m->qd || culprit_role < 0)) {
-		uint8_t *q = unit_at(c, m->qd, k, page);
+		uint8_t *q = unit_at(c, m->qd, page);
 
 		memcpy(q, c->sq, CHECK_UNIT);
 		if (write_unit(c, m->qd, row, page, q, d) < 0)
 			return -1;
 	}
 	if (m->qd >= 0 && culprit_role >= 0 && culprit_role != m->pd && culprit_role != m->qd) {
-		uint8_t *data = unit_at(c, culprit_role, k, page);
+		uint8_t *data = unit_at(c, culprit_role, page);
 
 		for (i = 0; i < CHECK_UNIT; i++)
 			data[i] ^= p[i] ^ c->sp[i];
@@ -246,8 +166,7 @@ static int repair_parity_unit(struct checker *c, const struct stripe_map *m, uin
 
 /* Computes P (and Q) of one unit into sp/sq; returns how many of its
  * blocks are lost (missing member or read error), and the lost one. */
-static int compute_unit(struct checker *c, const struct stripe_map *m, uint64_t k, unsigned page,
-			int *lost_role)
+static int compute_unit(struct checker *c, const struct stripe_map *m, unsigned page, int *lost_role)
 {
 	void *blocks[ST_MAX_DISKS + 2];
 	int nd = m->qd >= 0 ? m->syndrome_disks : m->data_disks, lost = 0, i, miss[2];
@@ -256,17 +175,17 @@ static int compute_unit(struct checker *c, const struct stripe_map *m, uint64_t 
 	for (i = 0; i < nd; i++) {
 		int r = m->qd >= 0 ? m->slot[i] : m->data[i];
 
-		blocks[i] = r < 0 ? c->zero : unit_at(c, r, k, page);
-		if (r >= 0 && unit_lost(c, r, k, page)) {
+		blocks[i] = r < 0 ? c->zero : unit_at(c, r, page);
+		if (r >= 0 && unit_lost(c, r, page)) {
 			*lost_role = r;
 			if (lost < 2)
 				miss[lost] = i;
 			lost++;
 		}
 	}
-	if (unit_lost(c, m->pd, k, page))
+	if (unit_lost(c, m->pd, page))
 		*lost_role = m->pd, lost++;
-	if (m->qd >= 0 && unit_lost(c, m->qd, k, page))
+	if (m->qd >= 0 && unit_lost(c, m->qd, page))
 		*lost_role = m->qd, lost++;
 	if (lost > 1 || (lost == 1 && m->qd < 0))
 		return lost;
@@ -282,7 +201,7 @@ static int compute_unit(struct checker *c, const struct stripe_map *m, uint64_t 
 		uint8_t save[CHECK_UNIT];
 
 		memcpy(save, blocks[miss[0]], CHECK_UNIT);
-		memcpy(c->sp, unit_at(c, m->pd, k, page), CHECK_UNIT);
+		memcpy(c->sp, unit_at(c, m->pd, page), CHECK_UNIT);
 		parity_recover(nd, 1, CHECK_UNIT, blocks, want, 2);
 		memcpy(blocks[miss[0]], save, CHECK_UNIT);
 		return 1;
@@ -292,17 +211,17 @@ static int compute_unit(struct checker *c, const struct stripe_map *m, uint64_t 
 }
 
 static int check_parity_unit(struct checker *c, const struct stripe_map *m, uint64_t row,
-			     uint64_t k, unsigned page, struct diag *d)
+			     unsigned page, struct diag *d)
 {
-	uint8_t *p = unit_at(c, m->pd, k, page), *q = m->qd >= 0 ? unit_at(c, m->qd, k, page) : NULL;
-	int lost_role, lost = compute_unit(c, m, k, page, &lost_role), culprit = -1;
+	uint8_t *p = unit_at(c, m->pd, page), *q = m->qd >= 0 ? unit_at(c, m->qd, page) : NULL;
+	int lost_role, lost = compute_unit(c, m, page, &lost_role), culprit = -1;
 	bool pbad, qbad;
 	struct check_unit u;
 
 	c->r->units++;
 	if (lost > (m->qd >= 0 ? 1 : 0) || (lost && m->qd < 0)) {
 		c->r->unverified++;
-		describe_row_unit(c, m, row, k, page, &u);
+		describe_row_unit(c, m, row, page, &u);
 		for (int i = 0; i < u.nblocks; i++)
 			if (u.blocks[i].unreadable) {
 				u.verdict = UNIT_UNREADABLE;
@@ -316,19 +235,19 @@ static int check_parity_unit(struct checker *c, const struct stripe_map *m, uint
 		/* A read error is news even where what is left agrees. */
 		if (lost_role < 0 || !c->a->role[lost_role] || !c->o->report)
 			return 0;
-		describe_row_unit(c, m, row, k, page, &u);
+		describe_row_unit(c, m, row, page, &u);
 		u.verdict = UNIT_READ_ERROR;
 		return c->o->report(c->o->ctx, &u);
 	}
 	if (q && lost == 0)
 		culprit = raid6_culprit(m, p, q, c->sp, c->sq);
-	describe_row_unit(c, m, row, k, page, &u);
+	describe_row_unit(c, m, row, page, &u);
 	u.verdict = culprit >= 0 ? UNIT_CULPRIT : UNIT_MISMATCH;
 	u.culprit = culprit >= 0 ? block_of_role(&u, culprit) : -1;
 	c->r->inconsistent++;
 	c->r->mismatch_sectors += CHECK_UNIT / 512;
 	if (c->o->repair && lost == 0) {
-		if (repair_parity_unit(c, m, row, k, page, culprit, d) < 0)
+		if (repair_parity_unit(c, m, row, page, culprit, d) < 0)
 			return -1;
 		u.repaired = true;
 		c->r->repaired++;
@@ -336,63 +255,48 @@ static int check_parity_unit(struct checker *c, const struct stripe_map *m, uint
 	return c->o->report ? c->o->report(c->o->ctx, &u) : 0;
 }
 
-/* Checks the units of the batch's rows that hold data in [off, end). */
-static int check_rows(struct checker *c, uint64_t row, uint64_t nrows, uint64_t off, uint64_t end,
-		      struct diag *d)
+/* The row engine's visit: checks the piece's units that hold data in
+ * the range asked for, and tells progress at the end of each row. */
+static int check_piece(void *ctx, struct rows_piece *p, struct diag *d)
 {
-	const struct geometry *g = &c->a->geo;
-	uint64_t row_bytes = c->chunk * (uint64_t)g->data_disks, k;
+	struct checker *c = ctx;
+	uint64_t row_bytes = c->chunk * (uint64_t)c->a->geo.data_disks;
+	unsigned page, last = (unsigned)((p->at + p->len) / CHECK_UNIT);
 	int rc = 0;
 
-	for (k = 0; rc == 0 && k < nrows; k++) {
-		struct stripe_map map;
-		unsigned page;
+	c->piece = p;
+	for (page = (unsigned)(p->at / CHECK_UNIT); rc == 0 && page < last; page++) {
+		uint64_t at = p->row * row_bytes + (uint64_t)page * CHECK_UNIT;
 
-		layout_stripe(g, row + k, &map);
-		for (page = 0; rc == 0 && page < c->pages; page++) {
-			uint64_t at = (row + k) * row_bytes + (uint64_t)page * CHECK_UNIT;
-
-			/* a unit belongs to the range if any of its data does */
-			if (at + row_bytes - c->chunk + CHECK_UNIT <= off || at >= end)
-				continue;
-			rc = check_parity_unit(c, &map, row + k, k, page, d);
-		}
+		/* a unit belongs to the range if any of its data does */
+		if (at + row_bytes - c->chunk + CHECK_UNIT <= c->off || at >= c->end)
+			continue;
+		rc = check_parity_unit(c, p->map, p->row, page, d);
 	}
+	if (rc == 0 && c->o->progress && p->at + p->len == c->chunk)
+		c->o->progress(c->o->ctx, (p->row + 1) * row_bytes - c->off);
 	return rc;
 }
 
-/* Double buffered: the workers read the next batch while this thread
- * checks (and repairs) the last one.  Repair writes go to rows behind the
- * ones being read, so the two never touch the same bytes. */
-static int check_parity_levels(struct checker *c, uint64_t off, uint64_t end, struct diag *d)
+/* Every row that holds data of the range, read and handed out by the row
+ * engine.  Repair writes go to the piece being checked, behind the batch
+ * being read, so the two never touch the same bytes. */
+static int check_parity_levels(struct checker *c, struct diag *d)
 {
-	uint64_t row_bytes = c->chunk * (uint64_t)c->a->geo.data_disks, row = off / row_bytes;
-	uint64_t last = (end + row_bytes - 1) / row_bytes, nrows;
-	int rc = 0, cur = 0;
+	uint64_t row_bytes = c->chunk * (uint64_t)c->a->geo.data_disks;
+	struct rows_walk w = { .a = c->a, .from = c->off / row_bytes * c->chunk,
+			       .to = (c->end + row_bytes - 1) / row_bytes * c->chunk,
+			       .visit = check_piece, .ctx = c };
+	int rc = rows_walk(&w, d);
 
-	if (row < last)
-		batch_submit(c, &c->batch[0], row, last - row < c->rows ? last - row : c->rows);
-	for (; rc == 0 && row < last; row += nrows, cur = !cur) {
-		uint64_t next;
-
-		nrows = last - row < c->rows ? last - row : c->rows;
-		next = row + nrows;
-		batch_collect(c, &c->batch[cur]);
-		if (next < last)
-			batch_submit(c, &c->batch[!cur], next, last - next < c->rows ? last - next : c->rows);
-		rc = check_rows(c, row, nrows, off, end, d);
-		if (c->o->progress)
-			c->o->progress(c->o->ctx, (row + nrows) * row_bytes - off);
-	}
-	/* a report that stopped the check leaves the read ahead in flight */
-	pool_wait(&c->pool);
+	c->r->read_errors += w.read_errors;
 	return rc;
 }
 
 /* raid1/10: copy i of unit u of the run could not be read. */
 static bool copy_bad(const struct checker *c, int i, uint64_t u)
 {
-	return c->cur->bad[(size_t)i * c->rows * c->pages + u];
+	return c->copy_lost[(size_t)i * c->pages + u];
 }
 
 /* raid1/10: every copy of one run of the array, compared unit by unit.
@@ -404,15 +308,16 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 	struct copy cp[ST_MAX_DISKS];
 	uint64_t run, u;
 	int n = layout_locate(&c->a->geo, at / 512, cp, &run), i, rc = 0;
-	uint8_t **buf = c->cur->buf;
+	uint8_t **buf = c->copy;
 
 	for (i = 0; i < n; i++) {
 		struct member *m = c->a->role[cp[i].role];
+		struct member_io io = { .dev = m ? &m->dev : NULL, .buf = buf[i], .len = (size_t)len,
+					.off = m ? m->sb.data_offset * 512 + cp[i].sector * 512 : 0,
+					.bad = c->copy_lost + (size_t)i * c->pages };
 
-		if (m)
-			c->r->read_errors += read_tolerant(&m->dev, buf[i], (size_t)len,
-							   m->sb.data_offset * 512 + cp[i].sector * 512,
-							   c->cur->bad + (size_t)i * c->rows * c->pages);
+		member_io_run(&io);
+		c->r->read_errors += io.dev ? io.bad_pages : 0;
 	}
 	for (u = 0; rc == 0 && u < len / CHECK_UNIT; u++) {
 		int first = -1, src, good = 0;
@@ -484,12 +389,12 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 	return rc;
 }
 
-static int check_copy_levels(struct checker *c, uint64_t off, uint64_t end, struct diag *d)
+static int check_copy_levels(struct checker *c, struct diag *d)
 {
-	uint64_t at = off / CHECK_UNIT * CHECK_UNIT, last_window = UINT64_MAX, step = c->chunk;
+	uint64_t off = c->off, end = c->end, at = off / CHECK_UNIT * CHECK_UNIT, last_window = UINT64_MAX;
+	uint64_t step = c->chunk;
 	int rc = 0;
 
-	c->cur = &c->batch[0];
 	while (rc == 0 && at < end) {
 		struct copy cp[ST_MAX_DISKS];
 		uint64_t run, len;
@@ -506,62 +411,43 @@ static int check_copy_levels(struct checker *c, uint64_t off, uint64_t end, stru
 	return rc;
 }
 
-static int batch_init(struct check_batch *b, int n, uint8_t *mem, size_t buf_bytes, size_t pages)
-{
-	int i;
-
-	b->buf = calloc((size_t)n, sizeof(*b->buf));
-	b->bad = calloc((size_t)n * pages, 1);
-	b->io = calloc((size_t)n, sizeof(*b->io));
-	if (!b->buf || !b->bad || !b->io)
-		return -1;
-	for (i = 0; i < n; i++)
-		b->buf[i] = mem + (size_t)i * buf_bytes;
-	return 0;
-}
-
-static void batch_free(struct check_batch *b)
-{
-	free(b->buf);
-	free(b->bad);
-	free(b->io);
-}
-
-/* raid1/10 use one batch and no pool; raid4/5/6 two and a pool. */
+/* raid1/10 read one run of every copy at a time, in this thread;
+ * raid4/5/6 leave their buffers to the row engine. */
 static int checker_init(struct checker *c, struct array *a, const struct check_options *o,
-			struct check_result *r)
+			struct check_result *r, uint64_t off, uint64_t end)
 {
-	int n = a->geo.raid_disks;
-	size_t buf_bytes;
-	bool parity = a->geo.level != MD_LEVEL_RAID1 && a->geo.level != MD_LEVEL_RAID10;
+	int n = a->geo.raid_disks, i;
+	bool copies = a->geo.level == MD_LEVEL_RAID1 || a->geo.level == MD_LEVEL_RAID10;
 
 	memset(c, 0, sizeof(*c));
 	c->a = a;
 	c->o = o;
 	c->r = r;
-	pool_start(&c->pool, parity ? n : 1, n);  /* first: checker_free stops it */
+	c->off = off;
+	c->end = end;
 	c->chunk = a->geo.chunk_sectors ? (size_t)a->geo.chunk_sectors * 512 : 64 * 1024;
 	c->pages = (unsigned)(c->chunk / CHECK_UNIT);
-	c->rows = BATCH_BYTES / c->chunk ? BATCH_BYTES / c->chunk : 1;
 	c->zero = dev_alloc(CHECK_UNIT);
 	c->sp = dev_alloc(CHECK_UNIT);
 	c->sq = dev_alloc(CHECK_UNIT);
 	memset(c->zero, 0, CHECK_UNIT);
-	buf_bytes = c->rows * c->chunk;
-	c->arena = dev_alloc_huge((parity ? 2 : 1) * (size_t)n * buf_bytes);
-	if (!c->arena || batch_init(&c->batch[0], n, c->arena, buf_bytes, c->rows * c->pages) < 0 ||
-	    (parity && batch_init(&c->batch[1], n, c->arena + (size_t)n * buf_bytes, buf_bytes,
-				  c->rows * c->pages) < 0))
+	if (!copies)
+		return 0;
+	c->copy = calloc((size_t)n, sizeof(*c->copy));
+	c->copy_lost = calloc((size_t)n * c->pages, 1);
+	if (!c->copy || !c->copy_lost)
 		return -1;
+	for (i = 0; i < n; i++)
+		c->copy[i] = dev_alloc(c->chunk);
 	return 0;
 }
 
 static void checker_free(struct checker *c)
 {
-	pool_stop(&c->pool);
-	batch_free(&c->batch[0]);
-	batch_free(&c->batch[1]);
-	free(c->arena);
+	for (int i = 0; c->copy && i < c->a->geo.raid_disks; i++)
+		free(c->copy[i]);
+	free(c->copy);
+	free(c->copy_lost);
 	free(c->zero);
 	free(c->sp);
 	free(c->sq);
@@ -580,14 +466,14 @@ int check_array(struct array *a, const struct check_options *o, struct check_res
 				 (unsigned long long)off, (unsigned long long)len, (unsigned long long)size);
 	if (a->geo.level == MD_LEVEL_RAID0)
 		return diag_fail(d, "raid0 has no redundancy to check");
-	if (checker_init(&c, a, o, r) < 0) {
+	if (checker_init(&c, a, o, r, off, off + len) < 0) {
 		checker_free(&c);
 		return diag_fail(d, "out of memory");
 	}
 	if (a->geo.level == MD_LEVEL_RAID1 || a->geo.level == MD_LEVEL_RAID10)
-		rc = check_copy_levels(&c, off, off + len, d);
+		rc = check_copy_levels(&c, d);
 	else
-		rc = check_parity_levels(&c, off, off + len, d);
+		rc = check_parity_levels(&c, d);
 	if (rc == 0 && c.marked && c.was_clean)
 		rc = array_mark(a, true, d);
 	checker_free(&c);

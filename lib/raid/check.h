@@ -8,9 +8,11 @@
 #include <stdint.h>
 
 #include "md/array.h"
+#include "raid/rows.h"
 #include "util/diag.h"
 
-#define CHECK_UNIT 4096
+/* md checks a page at a time: the row engine's page. */
+#define CHECK_UNIT ROWS_PAGE
 
 enum block_kind { BLOCK_DATA, BLOCK_P, BLOCK_Q, BLOCK_COPY };
 

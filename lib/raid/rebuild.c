@@ -13,10 +13,9 @@
 #include "raid/parity.h"
 #include "io/pool.h"
 #include "raid/rebuild.h"
+#include "raid/rows.h"
 #include "md/recovery.h"
 
-#define BATCH_BYTES (1u << 20)       /* per member and batch */
-#define PAGE 4096u
 #define LANES_MAX REBUILD_JOBS_MAX
 #define LANE_MEMORY (48u << 20)      /* what every lane's buffers may take together */
 
@@ -123,12 +122,12 @@ static int tell(struct rebuild_run *run, const struct rebuild_event *e, struct d
 static void lose_page(struct rebuild_target *t, uint8_t *page, uint64_t member_sector,
 		      struct rebuild_event *e)
 {
-	memset(page, 0, PAGE);
+	memset(page, 0, ROWS_PAGE);
 	e->kind = REBUILD_UNRECOVERABLE;
 	e->member = t->m;
 	e->role = t->role;
 	e->member_offset = (t->m->sb.data_offset + member_sector) * 512;
-	e->length = PAGE;
+	e->length = ROWS_PAGE;
 }
 
 /* ---- RAID4/5/6 ---- */
@@ -196,11 +195,11 @@ static void walk_free(struct parity_walk *w)
 	free(w->arena);
 }
 
+/* The row engine's batch: a part of a chunk where members are many, so a
+ * lane's memory stays within the budget whatever the member count. */
 static size_t walk_batch(const struct rebuild_run *run)
 {
-	size_t chunk = (size_t)run->a->geo.chunk_sectors * 512;
-
-	return BATCH_BYTES < chunk ? BATCH_BYTES : BATCH_BYTES / chunk * chunk;
+	return rows_batch_bytes(run->a->geo.raid_disks, (size_t)run->a->geo.chunk_sectors * 512, ROWS_BUDGET);
 }
 
 static size_t walk_arena_bytes(const struct rebuild_run *run)
@@ -219,7 +218,7 @@ static int walk_alloc(struct parity_walk *w, struct rebuild_run *run, struct dia
 	w->ndisks = run->a->geo.raid_disks;
 	w->chunk = (size_t)run->a->geo.chunk_sectors * 512;
 	w->batch = walk_batch(run);
-	w->pages = w->batch / PAGE;
+	w->pages = w->batch / ROWS_PAGE;
 	at = w->arena = dev_alloc_huge(walk_arena_bytes(run));
 	for (s = 0; s < 2; s++) {
 		struct slab_set *ss = &w->set[s];
@@ -279,18 +278,18 @@ static int hold(struct parity_walk *w, uint64_t batch, const struct rebuild_even
 static int read_pages(struct parity_walk *w, struct slab_set *ss, int role, struct diag *d)
 {
 	struct member_io *io = &ss->io[role];
-	size_t p, np = io->len / PAGE;
+	size_t p, np = io->len / ROWS_PAGE;
 	struct rebuild_event e = { .kind = REBUILD_READ_ERROR, .member = w->run->a->role[role],
 				   .role = role };
 	struct diag why;
 
 	for (p = 0; p < np; p++) {
-		if (dev_read(io->dev, (uint8_t *)io->buf + p * PAGE, PAGE, io->off + p * PAGE, &why) == 0)
+		if (dev_read(io->dev, (uint8_t *)io->buf + p * ROWS_PAGE, ROWS_PAGE, io->off + p * ROWS_PAGE, &why) == 0)
 			continue;
 		ss->bad[(size_t)role * w->pages + p] = true;
 		ss->any_bad = true;
-		e.member_offset = io->off + p * PAGE;
-		e.length = PAGE;
+		e.member_offset = io->off + p * ROWS_PAGE;
+		e.length = ROWS_PAGE;
 		if (hold(w, ss->rpos, &e, d) < 0)
 			return -1;
 	}
@@ -337,7 +336,7 @@ static void note_lost_data(const struct piece *pc, size_t chunk, size_t off, int
 			continue;
 		e->lost_offset[e->nlost] = (pc->row * (uint64_t)m->data_disks + (uint64_t)i) * chunk +
 					   pc->in_chunk + off;
-		e->lost_length[e->nlost++] = PAGE;
+		e->lost_length[e->nlost++] = ROWS_PAGE;
 	}
 }
 
@@ -354,12 +353,12 @@ static int verify_piece(struct parity_walk *w, struct slab_set *ss, const struct
 	blocks[nd] = w->pq[0];
 	blocks[nd + 1] = w->pq[1];
 	parity_gen_pq(nd, pc->len, blocks);
-	for (off = 0; off < pc->len; off += PAGE) {
+	for (off = 0; off < pc->len; off += ROWS_PAGE) {
 		const struct member *pm = w->run->a->role[pc->map.pd];
 		struct rebuild_event e = { .kind = REBUILD_DISAGREE, .role = pc->map.pd, .member = pm,
-					   .length = PAGE };
+					   .length = ROWS_PAGE };
 
-		if (!memcmp(w->pq[0] + off, p + off, PAGE) && !memcmp(w->pq[1] + off, q + off, PAGE))
+		if (!memcmp(w->pq[0] + off, p + off, ROWS_PAGE) && !memcmp(w->pq[1] + off, q + off, ROWS_PAGE))
 			continue;
 		e.member_offset = (pm ? pm->sb.data_offset * 512 : 0) + pos + pc->at + off;
 		for (i = 0; i < pc->map.data_disks; i++)
@@ -400,13 +399,13 @@ static int rebuild_piece_pages(struct parity_walk *w, struct slab_set *ss, const
 	void *blocks[ST_MAX_DISKS + 2];
 	size_t off;
 
-	for (off = 0; off < pc->len; off += PAGE) {
+	for (off = 0; off < pc->len; off += ROWS_PAGE) {
 		struct rebuild_event e = { 0 };
 
-		nmiss = lost_blocks(w, ss, &pc->map, (pc->at + off) / PAGE, missing, roles);
+		nmiss = lost_blocks(w, ss, &pc->map, (pc->at + off) / ROWS_PAGE, missing, roles);
 		piece_blocks(w, ss, pc, off, blocks);
 		if (nmiss <= (q ? 2 : 1)) {
-			if (nmiss && parity_recover(q ? pc->map.syndrome_disks : pc->map.data_disks, q, PAGE,
+			if (nmiss && parity_recover(q ? pc->map.syndrome_disks : pc->map.data_disks, q, ROWS_PAGE,
 						    blocks, missing, nmiss) < 0)
 				return diag_fail(d, "cannot rebuild row %llu", (unsigned long long)pc->row);
 			continue;
@@ -432,7 +431,7 @@ static bool piece_has_bad(struct parity_walk *w, struct slab_set *ss, const stru
 	int i;
 
 	for (i = 0; ss->any_bad && i < w->ndisks; i++)
-		for (p = pc->at / PAGE; p < (pc->at + pc->len) / PAGE; p++)
+		for (p = pc->at / ROWS_PAGE; p < (pc->at + pc->len) / ROWS_PAGE; p++)
 			if (ss->bad[(size_t)i * w->pages + p])
 				return true;
 	return false;
@@ -708,11 +707,11 @@ static int fill_run(struct rebuild_run *run, struct rebuild_target *t, uint64_t 
 	}
 	if (read_copy(run, s, buf, len) >= 0)
 		return 0;
-	for (off = 0; off < len; off += PAGE) {
+	for (off = 0; off < len; off += ROWS_PAGE) {
 		struct rebuild_event e = { .nlost = 1, .lost_offset = { (s * 512) + off },
-					   .lost_length = { PAGE } };
+					   .lost_length = { ROWS_PAGE } };
 
-		if (read_copy(run, s + off / 512, buf + off, PAGE) >= 0)
+		if (read_copy(run, s + off / 512, buf + off, ROWS_PAGE) >= 0)
 			continue;
 		run->r->read_errors++;
 		lose_page(t, buf + off, ms + off / 512, &e);
@@ -724,8 +723,8 @@ static int fill_run(struct rebuild_run *run, struct rebuild_target *t, uint64_t 
 
 static int rebuild_copies(struct rebuild_run *run, struct diag *d)
 {
-	uint64_t win = BATCH_BYTES / 512, chunk = run->a->geo.chunk_sectors, at, ms, len, end;
-	uint8_t *buf = dev_alloc(BATCH_BYTES);
+	uint64_t win = ROWS_MEMBER_MAX / 512, chunk = run->a->geo.chunk_sectors, at, ms, len, end;
+	uint8_t *buf = dev_alloc(ROWS_MEMBER_MAX);
 	int i, rc = 0;
 
 	for (at = run->start; rc == 0 && at < run->end; at += win) {

@@ -9,9 +9,8 @@
 #include "io/memberio.h"
 #include "io/pool.h"
 #include "raid/stripe.h"
+#include "raid/rows.h"
 
-#define BATCH_BYTES (1u << 20)       /* per member and batch */
-#define PAGE 4096u                   /* what a read error takes out, as md counts it */
 #define COPY_BYTES (1u << 20)        /* largest single read for raid0/1/10 */
 
 /* One of the two buffer sets of a read or write: the workers fill or drain
@@ -24,20 +23,23 @@ struct parity_batch {
 	uint8_t *zero;               /* one zero chunk, for DDF's empty slots */
 	struct member_io *io;        /* per role */
 	bool *skip;                  /* per role: rows flags, chunks a read leaves out */
-	bool *bad;                   /* per role: a flag per page, unreadable */
+	uint8_t *bad;                /* per role: a flag per page, unreadable */
 	size_t pages;                /* per role and batch */
 };
 
 static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, struct diag *d)
 {
 	int n = a->geo.raid_disks, i;
+	size_t per;
 
 	*b = (struct parity_batch){ .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512, .zero = zero };
-	b->rows = BATCH_BYTES / b->chunk ? BATCH_BYTES / b->chunk : 1;
+	per = rows_batch_bytes(n, b->chunk, ROWS_BUDGET);
+	/* whole rows: the row engine's batch, or one row where that is less */
+	b->rows = per >= b->chunk ? per / b->chunk : 1;
 	b->buf = calloc((size_t)n, sizeof(*b->buf));
 	b->io = calloc((size_t)n, sizeof(*b->io));
 	b->skip = calloc((size_t)n * b->rows, sizeof(*b->skip));
-	b->pages = b->rows * b->chunk / PAGE;
+	b->pages = b->rows * b->chunk / ROWS_PAGE;
 	b->bad = calloc((size_t)n * b->pages, sizeof(*b->bad));
 	if (!b->buf || !b->io || !b->skip || !b->bad)
 		return diag_fail(d, "out of memory");
@@ -69,10 +71,11 @@ static void batch_free(struct parity_batch *b)
 	free(b->bad);
 }
 
-/* Sets up the member I/O of rows [row, row + nrows).  A read of a complete
+/* Sets up the member I/O of rows [row, row + nrows); a read that finds
+ * bad pages flags them rather than failing.  A read of a complete
  * array leaves P and Q out: nothing is rebuilt, so a third of a RAID6's
  * member bytes need not be copied at all. */
-static void batch_io(struct parity_batch *b, uint64_t row, uint64_t nrows, bool write)
+static void batch_io(struct parity_batch *b, uint64_t row, uint64_t nrows, bool write, bool find_bad)
 {
 	bool parity_unused = !write && !b->a->missing;
 	uint64_t k;
@@ -85,6 +88,7 @@ static void batch_io(struct parity_batch *b, uint64_t row, uint64_t nrows, bool 
 					       .len = nrows * b->chunk, .write = write,
 					       .skip = parity_unused ? b->skip + (size_t)i * b->rows : NULL,
 					       .chunk = b->chunk,
+					       .bad = find_bad ? b->bad + (size_t)i * b->pages : NULL,
 					       .off = m ? m->sb.data_offset * 512 + row * b->chunk : 0 };
 	}
 	for (k = 0; parity_unused && k < nrows; k++) {
@@ -115,20 +119,15 @@ static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint6
 	return 0;
 }
 
-/* Reads chunk k of the batch for role again a page at a time, flagging
- * the pages that fail. */
-static void read_chunk_pages(struct parity_batch *b, int role, uint64_t k)
+/* Reads chunk k of the batch for role, which the batch's read left out,
+ * flagging the pages that fail. */
+static void read_chunk(struct parity_batch *b, int role, uint64_t k)
 {
-	const struct member_io *io = &b->io[role];
-	size_t p, per = b->chunk / PAGE;
-	struct diag why;
+	struct member_io io = { .dev = b->io[role].dev, .buf = b->buf[role] + k * b->chunk, .len = b->chunk,
+				.off = b->io[role].off + k * b->chunk,
+				.bad = b->bad + (size_t)role * b->pages + k * b->chunk / ROWS_PAGE };
 
-	for (p = 0; p < per; p++) {
-		size_t at = (size_t)k * b->chunk + p * PAGE;
-
-		if (dev_read(io->dev, b->buf[role] + at, PAGE, io->off + at, &why) < 0)
-			b->bad[(size_t)role * b->pages + at / PAGE] = true;
-	}
+	member_io_run(&io);
 }
 
 /* Rebuilds the unreadable pages of row k of the batch from what the rest
@@ -139,15 +138,15 @@ static int mend_row(struct parity_batch *b, const struct stripe_map *m, uint64_t
 {
 	struct array *a = b->a;
 	int q = m->qd >= 0, missing[ST_MAX_DISKS], i, nd, nmiss;
-	size_t p, per = b->chunk / PAGE;
+	size_t p, per = b->chunk / ROWS_PAGE;
 	void *blocks[ST_MAX_DISKS + 2];
 
 	for (p = 0; p < per; p++) {
-		size_t at = (size_t)k * b->chunk + p * PAGE;
+		size_t at = (size_t)k * b->chunk + p * ROWS_PAGE;
 		int bad_role = -1;
 
 		for (i = nmiss = 0; i < a->geo.raid_disks; i++) {
-			bool lost = !a->role[i] || b->bad[(size_t)i * b->pages + at / PAGE];
+			bool lost = !a->role[i] || b->bad[(size_t)i * b->pages + at / ROWS_PAGE];
 
 			if (a->role[i] && lost)
 				bad_role = i;
@@ -157,23 +156,23 @@ static int mend_row(struct parity_batch *b, const struct stripe_map *m, uint64_t
 		if (bad_role < 0)
 			continue;
 		nd = layout_row_blocks(m, b->buf, at, b->zero, blocks);
-		if (nmiss > (q ? 2 : 1) || parity_recover(nd, q, PAGE, blocks, missing, nmiss) < 0)
+		if (nmiss > (q ? 2 : 1) || parity_recover(nd, q, ROWS_PAGE, blocks, missing, nmiss) < 0)
 			return diag_fail(d, "%s: read error at byte %llu, and too little redundancy left in its "
 					 "stripe to rebuild it (array bytes %llu to %llu)", a->role[bad_role]->dev.path,
 					 (unsigned long long)(b->io[bad_role].off + at),
 					 (unsigned long long)(row * b->chunk * (uint64_t)m->data_disks),
 					 (unsigned long long)((row + 1) * b->chunk * (uint64_t)m->data_disks));
 		for (i = 0; a->read_mended && i < a->geo.raid_disks; i++)
-			if (a->role[i] && b->bad[(size_t)i * b->pages + at / PAGE])
-				a->read_mended(a->read_mended_ctx, a->role[i], b->io[i].off + at, PAGE);
+			if (a->role[i] && b->bad[(size_t)i * b->pages + at / ROWS_PAGE])
+				a->read_mended(a->read_mended_ctx, a->role[i], b->io[i].off + at, ROWS_PAGE);
 	}
 	return 0;
 }
 
-/* A batch some member failed to read: the failing pages found, and, in
- * each row that has one, the row's parity read (a whole array's read
- * leaves it out) and the pages rebuilt from it, as md does on a read
- * error.  Rows with more lost than the level rebuilds fail. */
+/* A batch where the member reads found unreadable pages: in each row that
+ * has one, the row's parity read (a whole array's read leaves it out) and
+ * the pages rebuilt from it, as md does on a read error.  Rows with more
+ * lost than the level rebuilds fail. */
 static int mend_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, struct diag *d)
 {
 	int n = b->a->geo.raid_disks, i;
@@ -181,27 +180,22 @@ static int mend_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, stru
 	uint64_t k;
 
 	for (i = 0; i < n; i++)
-		failed |= b->io[i].dev && b->io[i].rc < 0;
+		failed |= b->io[i].dev && b->io[i].bad_pages;
 	if (!failed)
 		return 0;
-	memset(b->bad, 0, (size_t)n * b->pages);
-	for (i = 0; i < n; i++)
-		for (k = 0; b->io[i].dev && b->io[i].rc < 0 && k < nrows; k++)
-			if (!b->io[i].skip || !b->io[i].skip[k])
-				read_chunk_pages(b, i, k);
 	for (k = 0; k < nrows; k++) {
 		struct stripe_map map;
 		bool row_bad = false;
 		size_t p;
 
 		for (i = 0; i < n && !row_bad; i++)
-			for (p = k * b->chunk / PAGE; p < (k + 1) * b->chunk / PAGE && !row_bad; p++)
+			for (p = k * b->chunk / ROWS_PAGE; p < (k + 1) * b->chunk / ROWS_PAGE && !row_bad; p++)
 				row_bad = b->bad[(size_t)i * b->pages + p];
 		if (!row_bad)
 			continue;
 		for (i = 0; i < n; i++)
 			if (b->io[i].dev && b->io[i].skip && b->io[i].skip[k])
-				read_chunk_pages(b, i, k);
+				read_chunk(b, i, k);
 		layout_stripe(&b->a->geo, row + k, &map);
 		if (mend_row(b, &map, row + k, k, d) < 0)
 			return -1;
@@ -255,7 +249,7 @@ static int read_parity_levels(struct array *a, struct pool *pool, struct stripe_
 	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, last, nrows;
 
 	last = (end + row_bytes - 1) / row_bytes;
-	batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false);
+	batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false, true);
 	pool_submit(pool, member_io_run, b[0].io, sizeof(*b[0].io));
 	for (; rc == 0 && row < last; row += nrows, cur = !cur) {
 		uint64_t next;
@@ -265,7 +259,7 @@ static int read_parity_levels(struct array *a, struct pool *pool, struct stripe_
 		pool_wait(pool);
 		rc = mend_batch(&b[cur], row, nrows, d);
 		if (rc == 0 && next < last) {
-			batch_io(&b[!cur], next, last - next < b[!cur].rows ? last - next : b[!cur].rows, false);
+			batch_io(&b[!cur], next, last - next < b[!cur].rows ? last - next : b[!cur].rows, false, true);
 			pool_submit(pool, member_io_run, b[!cur].io, sizeof(*b[!cur].io));
 		}
 		if (rc == 0)
@@ -510,7 +504,7 @@ static int mend_window(struct array *a, struct member_segments *ms, uint64_t off
 				uint8_t *at = ms[i].buf + sg->buf_off + x;
 				struct diag why;
 
-				piece = PAGE - moff % PAGE < sg->len - x ? PAGE - moff % PAGE : sg->len - x;
+				piece = ROWS_PAGE - moff % ROWS_PAGE < sg->len - x ? ROWS_PAGE - moff % ROWS_PAGE : sg->len - x;
 				if (dev_read(ms[i].dev, at, piece, moff, &why) == 0)
 					continue;
 				if (read_other_copy(a, i, off + sg->buf_off + x, at, piece, ms[i].dev, moff, d) < 0)
@@ -659,7 +653,7 @@ static int read_for_merge(struct pool *pl, struct parity_batch *b, uint64_t row,
 	uint64_t k;
 	int rc;
 
-	batch_io(b, row, nrows, false);
+	batch_io(b, row, nrows, false, false);
 	pool_submit(pl, member_io_run, b->io, sizeof(*b->io));
 	rc = member_io_wait(pl, b->io, b->a->geo.raid_disks, d);
 	for (k = 0; rc == 0 && b->a->missing && k < nrows; k++) {
@@ -707,7 +701,7 @@ static int write_parity_levels(struct array *a, struct pool *pool, struct stripe
 			rc = write_collect(pool, &b[!cur], pending - off, written, d);
 		}
 		if (rc == 0) {
-			batch_io(&b[cur], row, nrows, true);
+			batch_io(&b[cur], row, nrows, true, false);
 			pool_submit(pool, member_io_run, b[cur].io, sizeof(*b[cur].io));
 			pending = hi;
 			cur = !cur;

@@ -1,0 +1,237 @@
+/* rows: for RAID4/5/6 member byte o of every member's data area is byte
+ * o % chunk of row o / chunk, so a batch is one range of member bytes, the
+ * same on every member, sized from a memory budget, and a row is handed
+ * out in pieces when a batch covers less than a chunk. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "raid/rows.h"
+#include "raid/parity.h"
+#include "io/pool.h"
+
+/* One of the two buffer sets: the pool's workers fill one while the
+ * caller's visit works on the other. */
+struct rows_batch {
+	uint64_t pos;                    /* member bytes [pos, pos + len) */
+	size_t len;
+	uint8_t *buf;                    /* per role: the walk's member_bytes */
+	uint8_t *bad;                    /* per role and page: lost */
+	struct member_io io[ST_MAX_DISKS];
+};
+
+struct rows_engine {
+	struct rows_walk *w;
+	struct array *a;
+	int n;                           /* roles */
+	size_t chunk, bytes, pages;      /* bytes and pages: a member's share of a batch */
+	struct rows_batch batch[2];
+	uint8_t *arena;                  /* every batch buffer, in one allocation */
+	uint8_t *bad;                    /* every batch's lost flags */
+	uint8_t *beyond;                 /* per page of the piece being mended */
+	uint8_t *zero;                   /* a zero run of the batch's size (DDF slots) */
+	struct pool pool;
+};
+
+size_t rows_batch_bytes(int n, size_t chunk, size_t budget)
+{
+	size_t b = budget / (2 * (size_t)(n > 0 ? n : 1)), part = chunk;
+
+	if (b > ROWS_MEMBER_MAX)
+		b = ROWS_MEMBER_MAX;
+	if (b >= chunk)
+		return b / chunk * chunk;
+	while (part > b && part > ROWS_PAGE)
+		part /= 2;
+	return part;
+}
+
+static uint8_t *role_buf(const struct rows_engine *e, const struct rows_batch *b, int role)
+{
+	return b->buf + (size_t)role * e->bytes;
+}
+
+static uint8_t *role_bad(const struct rows_engine *e, const struct rows_batch *b, int role)
+{
+	return b->bad + (size_t)role * e->pages;
+}
+
+/* Starts the read of [pos, pos + len) of every present member into b.  A
+ * missing role reads as zeroes, every page of it lost. */
+static void batch_submit(struct rows_engine *e, struct rows_batch *b, uint64_t pos)
+{
+	int i;
+
+	b->pos = pos;
+	b->len = e->w->to - pos < e->bytes ? (size_t)(e->w->to - pos) : e->bytes;
+	for (i = 0; i < e->n; i++) {
+		struct member *m = e->a->role[i];
+
+		b->io[i] = (struct member_io){
+			.dev = m ? &m->dev : NULL, .buf = role_buf(e, b, i), .len = b->len,
+			.off = m ? m->sb.data_offset * 512 + pos : 0, .bad = role_bad(e, b, i) };
+		if (!m) {
+			memset(role_buf(e, b, i), 0, b->len);
+			memset(role_bad(e, b, i), 1, b->len / ROWS_PAGE);
+		}
+	}
+	pool_submit(&e->pool, member_io_run, b->io, sizeof(*b->io));
+}
+
+/* Waits for b's reads.  Read errors are counted here, not by the workers,
+ * so a walk that stops early counts none from a batch read ahead that it
+ * never got to. */
+static void batch_collect(struct rows_engine *e, struct rows_batch *b)
+{
+	int i;
+
+	pool_wait(&e->pool);
+	for (i = 0; i < e->n; i++)
+		e->w->read_errors += b->io[i].dev ? b->io[i].bad_pages : 0;
+}
+
+/* The row's blocks lost at page pg, as parity_recover indices; returns
+ * how many. */
+static int lost_at(const struct rows_piece *p, int n, size_t pg, int *missing)
+{
+	int q = p->map->qd >= 0, i, nmiss = 0;
+
+	for (i = 0; i < n; i++)
+		if (p->lost[i][pg] && nmiss < ST_MAX_DISKS)
+			missing[nmiss++] = layout_block_index(p->map, i, q);
+	return nmiss;
+}
+
+static void tell_mended(const struct rows_engine *e, const struct rows_piece *p, size_t pg, size_t npg)
+{
+	struct array *a = e->a;
+	size_t k;
+	int i;
+
+	for (i = 0; a->read_mended && i < e->n; i++)
+		for (k = pg; a->role[i] && k < pg + npg; k++)
+			if (p->lost[i][k])
+				a->read_mended(a->read_mended_ctx, a->role[i],
+					       a->role[i]->sb.data_offset * 512 + p->row * e->chunk + p->at +
+					       k * ROWS_PAGE, ROWS_PAGE);
+}
+
+/* Rebuilds the piece's lost pages from the rest of its row, a run of
+ * pages with the same blocks lost at a time; pages with more lost than
+ * the level rebuilds are left and flagged beyond. */
+static void mend_piece(struct rows_engine *e, struct rows_piece *p)
+{
+	int q = p->map->qd >= 0, missing[ST_MAX_DISKS], other[ST_MAX_DISKS], nmiss, nd;
+	size_t pg = 0, npg, pages = p->len / ROWS_PAGE;
+	void *blocks[ST_MAX_DISKS + 2];
+
+	memset(e->beyond, 0, pages);
+	p->beyond = e->beyond;
+	p->nbeyond = 0;
+	for (pg = 0; pg < pages; pg += npg) {
+		nmiss = lost_at(p, e->n, pg, missing);
+		for (npg = 1; pg + npg < pages; npg++)
+			if (lost_at(p, e->n, pg + npg, other) != nmiss ||
+			    memcmp(other, missing, (size_t)nmiss * sizeof(*other)) != 0)
+				break;
+		if (!nmiss)
+			continue;
+		nd = layout_row_blocks(p->map, p->block, pg * ROWS_PAGE, e->zero, blocks);
+		if (nmiss > (q ? 2 : 1) || parity_recover(nd, q, npg * ROWS_PAGE, blocks, missing, nmiss) < 0) {
+			memset(e->beyond + pg, 1, npg);
+			p->nbeyond += (int)npg;
+			continue;
+		}
+		tell_mended(e, p, pg, npg);
+	}
+}
+
+/* Hands the batch out a piece at a time: a whole chunk of a row, or the
+ * batch's part of one. */
+static int batch_visit(struct rows_engine *e, struct rows_batch *b, struct diag *d)
+{
+	uint64_t s = b->pos, end = b->pos + b->len;
+	int rc = 0, i;
+
+	while (rc == 0 && s < end) {
+		struct stripe_map map;
+		struct rows_piece p = { .row = s / e->chunk, .at = (size_t)(s % e->chunk), .map = &map };
+		size_t off = (size_t)(s - b->pos);
+
+		p.len = e->chunk - p.at < end - s ? e->chunk - p.at : (size_t)(end - s);
+		layout_stripe(&e->a->geo, p.row, &map);
+		for (i = 0; i < e->n; i++) {
+			p.block[i] = role_buf(e, b, i) + off;
+			p.lost[i] = role_bad(e, b, i) + off / ROWS_PAGE;
+		}
+		if (e->w->mend)
+			mend_piece(e, &p);
+		rc = e->w->visit(e->w->ctx, &p, d);
+		s += p.len;
+	}
+	return rc;
+}
+
+static int engine_init(struct rows_engine *e, struct rows_walk *w)
+{
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	e->w = w;
+	e->a = w->a;
+	e->n = w->a->geo.raid_disks;
+	e->chunk = (size_t)w->a->geo.chunk_sectors * 512;
+	e->bytes = w->member_bytes ? w->member_bytes : rows_batch_bytes(e->n, e->chunk, ROWS_BUDGET);
+	e->pages = e->bytes / ROWS_PAGE;
+	pool_start(&e->pool, e->n, e->n);  /* first: engine_free stops it */
+	e->arena = dev_alloc_huge(2 * (size_t)e->n * e->bytes);
+	e->bad = calloc(2 * (size_t)e->n * e->pages, 1);
+	e->beyond = calloc(e->pages, 1);
+	e->zero = dev_alloc(e->bytes);
+	if (!e->arena || !e->bad || !e->beyond)
+		return -1;
+	memset(e->zero, 0, e->bytes);
+	for (i = 0; i < 2; i++) {
+		e->batch[i].buf = e->arena + i * (size_t)e->n * e->bytes;
+		e->batch[i].bad = e->bad + i * (size_t)e->n * e->pages;
+	}
+	return 0;
+}
+
+static void engine_free(struct rows_engine *e)
+{
+	pool_stop(&e->pool);
+	free(e->arena);
+	free(e->bad);
+	free(e->beyond);
+	free(e->zero);
+}
+
+/* Double buffered: the workers read the next batch while this thread
+ * visits the last one.  A caller that writes back (check's repair) writes
+ * behind the batch being read, so the two never touch the same bytes. */
+int rows_walk(struct rows_walk *w, struct diag *d)
+{
+	struct rows_engine e;
+	uint64_t pos = w->from;
+	int rc = 0, cur = 0;
+
+	if (engine_init(&e, w) < 0) {
+		engine_free(&e);
+		return diag_fail(d, "out of memory for %d members' batches", w->a->geo.raid_disks);
+	}
+	if (pos < w->to)
+		batch_submit(&e, &e.batch[0], pos);
+	for (; rc == 0 && pos < w->to; cur = !cur) {
+		struct rows_batch *b = &e.batch[cur];
+
+		batch_collect(&e, b);
+		pos = b->pos + b->len;
+		if (pos < w->to)
+			batch_submit(&e, &e.batch[!cur], pos);
+		rc = batch_visit(&e, b, d);
+	}
+	/* a visit that stopped the walk leaves the read ahead in flight */
+	pool_wait(&e.pool);
+	engine_free(&e);
+	return rc;
+}

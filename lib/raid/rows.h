@@ -1,0 +1,72 @@
+/* rows: the one walk over the stripe rows of a RAID4/5/6 array, a range of
+ * member bytes at a time, finding unreadable pages and mending them from
+ * P/Q, and handing each piece of a row to the caller. */
+#ifndef STRIPE_ROWS_H
+#define STRIPE_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "md/array.h"
+#include "io/memberio.h"
+#include "util/diag.h"
+
+/* The unit a read error takes out, a piece is mended in and check
+ * compares. */
+#define ROWS_PAGE MEMBER_PAGE
+
+/* Memory for the batches of every member together, two batches (one being
+ * read, one being handed out): a batch covers budget / (2 * members) bytes
+ * of each member, so memory no longer grows with the member count. */
+#define ROWS_BUDGET (32u << 20)
+
+/* A member's share of one batch at most (read, write and rebuild, not yet
+ * on the engine, use it for every batch): on a page-cached
+ * RAID6 4 MiB checked slower than 1 MiB (the parity pass no longer finds
+ * in cache what the reads just copied) and 512 KiB no faster. */
+#define ROWS_MEMBER_MAX (1u << 20)
+
+/* [at, at + len) of one chunk of a row, on every member: member byte
+ * row * chunk + at of each member's data area. */
+struct rows_piece {
+	uint64_t row;
+	size_t at;                       /* bytes into the chunk, whole pages */
+	size_t len;                      /* whole pages */
+	const struct stripe_map *map;
+	/* Per role: the piece's bytes.  A missing role's are zero, or mended
+	 * when the walk mends. */
+	uint8_t *block[ST_MAX_DISKS];
+	/* Per role and page of the piece: nonzero where the role is missing
+	 * or its page could not be read (mended or not). */
+	const uint8_t *lost[ST_MAX_DISKS];
+	/* Walks that mend: per page, nonzero where more was lost than the
+	 * level rebuilds, so the page holds no trustworthy bytes. */
+	const uint8_t *beyond;
+	int nbeyond;                     /* how many such pages */
+};
+
+typedef int (*rows_visit)(void *ctx, struct rows_piece *p, struct diag *d);
+
+struct rows_walk {
+	struct array *a;
+	uint64_t from, to;               /* member bytes of the data area, whole rows */
+	bool mend;                       /* rebuild lost pages from P/Q before the visit */
+	size_t member_bytes;             /* a member's share of a batch; 0: from ROWS_BUDGET */
+	rows_visit visit;                /* returns 0 to go on */
+	void *ctx;
+	uint64_t read_errors;            /* out: pages of present members that could not be read */
+};
+
+/* The bytes of each member a batch covers for an array of n members with
+ * this chunk: from the budget, at most ROWS_MEMBER_MAX, never below a
+ * page, and either whole chunks or a part that divides a chunk, so no
+ * piece straddles two batches unevenly. */
+size_t rows_batch_bytes(int n, size_t chunk, size_t budget);
+
+/* Reads [from, to) of every present member on the shared worker pool, a
+ * batch at a time, double buffered, and calls visit for each piece in
+ * member order.  Fails with visit's failure, or out of memory. */
+int rows_walk(struct rows_walk *w, struct diag *d);
+
+#endif
