@@ -15,13 +15,18 @@ static int read_run(struct member_io *io, size_t at, size_t len)
 		return 0;
 	if (!io->bad)
 		return -1;
-	for (p = at; p < at + len; p += MEMBER_PAGE) {
+	/* whole pages only, as md counts them: a tail shorter than a page
+	 * (the end of a component not in whole pages) has no flag of its own
+	 * and is compared by no one, so it is zeroed rather than read past
+	 * the range */
+	for (p = at; p + MEMBER_PAGE <= at + len; p += MEMBER_PAGE) {
 		if (dev_read(io->dev, buf + p, MEMBER_PAGE, io->off + p, NULL) == 0)
 			continue;
 		memset(buf + p, 0, MEMBER_PAGE);
 		io->bad[p / MEMBER_PAGE] = 1;
 		io->bad_pages++;
 	}
+	memset(buf + p, 0, at + len - p);
 	return 0;
 }
 

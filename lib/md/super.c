@@ -125,7 +125,10 @@ bool super_same_array(const struct md_super *a, const struct md_super *b)
 	return memcmp(a->uuid, b->uuid, 16) == 0;
 }
 
-void super_refresh(struct md_super *sb)
+/* The summary fields from the raw superblock (after a change to sb->raw,
+ * or after building one); major, minor, sb_sector and dev_sectors must be
+ * set. */
+static void super_refresh(struct md_super *sb)
 {
 	ops(sb)->summarise(sb);
 }

@@ -172,11 +172,6 @@ void super_uuid_str(const uint8_t uuid[16], char out[36]);
 
 bool super_same_array(const struct md_super *a, const struct md_super *b);
 
-/* Recomputes the summary fields from the raw superblock (after a change to
- * sb->raw, or after building one); major, minor, sb_sector and dev_sectors
- * must be set. */
-void super_refresh(struct md_super *sb);
-
 /* Records a state change the way md does: the new events count, clean or
  * dirty (1.x: resync_offset at the end or 0; 0.90: the CLEAN bit and
  * recovery_cp), the update time, and a fresh checksum. */

@@ -69,6 +69,19 @@ int main(void)
 	member_io_run(&io);
 	ok(io.rc == 0 && io.bad_pages == 1 && bad[5], "a wanted chunk's unreadable page is found with others left out");
 
+	/* a range ending inside a page whose tail the fault touches */
+	dv.faults[dv.nfaults++] = (struct dev_fault){ 15 * MEMBER_PAGE + 10, 10 };
+	memset(bad, 7, sizeof(bad));
+	memset(buf, 0xee, LEN);
+	io = (struct member_io){ .dev = &dv, .buf = buf, .len = 2 * MEMBER_PAGE + 512,
+				 .off = 13 * MEMBER_PAGE, .bad = bad };
+	member_io_run(&io);
+	ok(io.rc == 0 && io.bad_pages == 0 && !bad[0] && !bad[1] && bad[2] == 7,
+	   "a range not in whole pages flags whole pages only, and no flag past its own");
+	ok(!memcmp(buf, want + 13 * MEMBER_PAGE, 2 * MEMBER_PAGE) && !memcmp(buf + 2 * MEMBER_PAGE, zero, 512) &&
+	   buf[2 * MEMBER_PAGE + 512] == 0xee,
+	   "its whole pages read as the member holds them, its failed tail as zeroes, nothing past it");
+
 	dev_close(&dv);
 	unlink(path);
 	free(buf);
