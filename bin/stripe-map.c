@@ -280,9 +280,10 @@ static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, s
 		return -EIO;
 	if (len == 0)
 		return size ? -ENOSPC : 0;
-	if (len > IO_BYTES)          /* more than max_write: the kernel never sends it */
-		return -EINVAL;
+	/* more than max_write (IO_BYTES): the kernel never sends it */
 	w = writebehind_buffer(&m->writes, (uint64_t)off, len);
+	if (!w)
+		return -EINVAL;
 	to = (struct fuse_bufvec)FUSE_BUFVEC_INIT(len);
 	to.buf[0].mem = w->data;
 	got = fuse_buf_copy(&to, buf, 0);

@@ -192,6 +192,8 @@ struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, si
 	struct queued_write *w;
 	int i;
 
+	if (len > wb->cfg.write_max)
+		return NULL;         /* the spare buffers hold no more */
 	pthread_mutex_lock(&wb->mu);
 	while (wb->inflight >= wb->cfg.depth || !wb->spares.free)
 		pthread_cond_wait(&wb->drained, &wb->mu);

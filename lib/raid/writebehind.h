@@ -51,9 +51,10 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
  * buffers. */
 void writebehind_stop(struct writebehind *wb);
 
-/* A buffer for the write of len (at most cfg.write_max) bytes at off,
- * once fewer than cfg.depth writes are in flight.  The caller fills its
- * data, then queues it, or hands it back when the bytes did not come. */
+/* A buffer for the write of len bytes at off, once fewer than cfg.depth
+ * writes are in flight; NULL when len is more than cfg.write_max.  The
+ * caller fills its data, then queues it, or hands it back when the bytes
+ * did not come. */
 struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, size_t len);
 void writebehind_queue(struct writebehind *wb, struct queued_write *w);
 void writebehind_cancel(struct writebehind *wb, struct queued_write *w);

@@ -161,6 +161,14 @@ static void test_cancel(struct array *a, struct engineset *es)
 	ok(w != NULL, "a queue of one gives its buffer again once it is handed back");
 	writebehind_cancel(&wb, w);
 	ok(writebehind_drain(&wb) == 0, "a drain with nothing queued returns at once");
+	w = writebehind_buffer(&wb, 0, WRITE_MAX + 1);
+	ok(w == NULL, "a write longer than the buffers is refused");
+	if (w)
+		writebehind_cancel(&wb, w);
+	w = writebehind_buffer(&wb, 0, WRITE_MAX);
+	ok(w != NULL, "one as long as them is taken");
+	if (w)
+		writebehind_cancel(&wb, w);
 	writebehind_stop(&wb);
 	ok(array_is_model(a), "the bytes of a write handed back are not written");
 }
