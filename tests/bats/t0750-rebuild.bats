@@ -505,11 +505,20 @@ recovery_offset() {
 # those arguments, SIGKILLed once it has recorded its start: TARGET and
 # every survivor at the same new events (a first step that moves only the
 # survivors' events, such as marking the array dirty, is not the start);
-# tried again (TARGET removed) when the rebuild ended first, five times at
-# most.  Fails when the rebuild exits with anything but the kill.  The
+# tried again (TARGET removed) when the rebuild ended first, or was killed
+# only as it ended, five times at most.  Fails when the rebuild exits with anything but the kill.  The
 # watch costs no process until TARGET and every survivor were written
 # after the start, and only then asks mdadm for the events: a watch that
 # ran mdadm each round lost the race to the rebuild on a busy machine.
+# still_rebuilding TARGET: TARGET's superblock says its rebuild is not
+# over: 1.x records how far it got (Recovery Offset), 0.90 keeps it a spare
+# in its own table until the end.
+still_rebuilding() {
+	local out
+	out=$(mdadm --examine "$1" 2>/dev/null)
+	[[ $out == *"Recovery Offset"* ]] || [[ $out =~ this\ +[0-9]+\ +[0-9]+\ +[0-9]+\ +[0-9]+\ +spare ]]
+}
+
 kill_half_way() {
 	local target=$1 pid st tries i ev0 ev moved nap
 	local -a surv=()
@@ -541,10 +550,13 @@ kill_half_way() {
 		kill -9 $pid 2>/dev/null || true
 		st=0
 		wait $pid || st=$?
-		if [ $st = 137 ]; then
+		# a kill that came as the rebuild was ending finds the target
+		# done: that is the rebuild ending first, too
+		if [ $st = 137 ] && still_rebuilding "$target"; then
 			exec {nap}<&-
 			return 0
 		fi
+		[ $st = 137 ] && continue
 		[ $st = 0 ] || fail "stripe-rebuild exited $st: $(cat "$D/half.out")"
 	done
 	fail "the rebuild always ended before it could be killed"
