@@ -54,11 +54,13 @@ static inline int to_memory(void *ctx, const void *buf, size_t len, struct diag 
 }
 
 /* Makes an array of n image files m0.. in dir (chunk 64 KiB, 1.2
- * superblocks, the level's default layout), filled with the pattern;
+ * superblocks, layout as given or the level's default when it is -1),
+ * filled with the pattern;
  * paths are allocated.  0, or -1 with the reason printed. */
-static inline int make_image_array(const char *dir, int level, int n, char **paths)
+static inline int make_image_array(const char *dir, int level, int layout, int n, char **paths)
 {
-	struct create_spec s = { .level = level, .layout = create_default_layout(level), .raid_disks = n,
+	struct create_spec s = { .level = level, .layout = layout < 0 ? create_default_layout(level) : layout,
+				 .raid_disks = n,
 				 .chunk_sectors = 128, .major = 1, .minor = 2, .data_offset = CREATE_DEFAULT,
 				 .now = 1700000000 };
 	struct array_options opt = { .mode = DEV_WRITE };

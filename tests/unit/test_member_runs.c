@@ -10,103 +10,12 @@
 #include "md/array.h"
 #include "md/create.h"
 #include "raid/stripe.h"
+#include "image_array.h"
 #include "tap.h"
 
-#define MEMBER_BYTES (8u << 20)
 #define MAX_RUNS 512
 
 static char dir[] = "/tmp/test_member_runs.XXXXXX";
-
-struct pattern {
-	uint64_t at;
-};
-
-/* Array byte b holds a byte of b's hash, so that every misplaced byte shows. */
-static uint8_t pattern_byte(uint64_t b)
-{
-	b ^= b >> 17;
-	b *= 0x9e3779b97f4a7c15ull;
-	return (uint8_t)(b >> 56);
-}
-
-static long long pattern_source(void *ctx, void *buf, size_t len, struct diag *d)
-{
-	struct pattern *p = ctx;
-	uint8_t *out = buf;
-	size_t i;
-
-	(void)d;
-	for (i = 0; i < len; i++)
-		out[i] = pattern_byte(p->at + i);
-	p->at += len;
-	return (long long)len;
-}
-
-struct membuf {
-	uint8_t *buf;
-	size_t at;
-};
-
-static int to_memory(void *ctx, const void *buf, size_t len, struct diag *d)
-{
-	struct membuf *m = ctx;
-
-	(void)d;
-	memcpy(m->buf + m->at, buf, len);
-	m->at += len;
-	return 0;
-}
-
-/* Makes an array of n image files m0.. in dir, filled with the pattern. */
-static int make_array(int level, int layout, int n, char **paths)
-{
-	struct create_spec s = { .level = level, .layout = layout, .raid_disks = n, .chunk_sectors = 128,
-				 .major = 1, .minor = 2, .data_offset = CREATE_DEFAULT, .now = 1700000000 };
-	struct array_options opt = { .mode = DEV_WRITE };
-	struct create_plan p;
-	struct pattern pat = { 0 };
-	struct array a;
-	struct diag d;
-	uint64_t written;
-	int i, fd, rc;
-
-	for (i = 0; i < n; i++) {
-		if (asprintf(&paths[i], "%s/m%d", dir, i) < 0)
-			return -1;
-		fd = open(paths[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || ftruncate(fd, MEMBER_BYTES) < 0)
-			return -1;
-		close(fd);
-	}
-	s.layout = layout < 0 ? create_default_layout(level) : layout;
-	rc = create_plan(&p, &s, paths, n, &d);
-	if (rc == 0)
-		rc = create_write(&p, &d);
-	create_free(&p);
-	if (rc < 0) {
-		printf("# create: %s\n", d.msg);
-		return -1;
-	}
-	if (array_open(&a, paths, n, &opt, &d) < 0) {
-		printf("# open: %s\n", d.msg);
-		return -1;
-	}
-	rc = stripe_write(&a, 0, a.geo.array_sectors * 512, pattern_source, &pat, &written, &d);
-	if (rc < 0)
-		printf("# write: %s\n", d.msg);
-	array_close(&a);
-	return rc;
-}
-
-static void remove_array(char **paths, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		unlink(paths[i]);
-		free(paths[i]);
-	}
-}
 
 /* Do the runs for [off, off + len) cover it in order with the array's bytes? */
 static bool runs_give_bytes(struct array *a, uint64_t off, size_t len)
@@ -160,7 +69,7 @@ static void test_raid5(void)
 	uint64_t off;
 	int n;
 
-	if (make_array(5, -1, 4, paths) < 0 || array_open(&a, paths, 4, &opt, &d) < 0) {
+	if (make_image_array(dir, 5, -1, 4, paths) < 0 || array_open(&a, paths, 4, &opt, &d) < 0) {
 		ok(0, "a raid5 of 4 is made and opened");
 		return;
 	}
@@ -176,7 +85,7 @@ static void test_raid5(void)
 	/* the last member left out: the rows whose data it held are degraded */
 	if (array_open(&a, paths, 3, &opt, &d) < 0) {
 		ok(0, "a raid5 opens without its last member");
-		remove_array(paths, 4);
+		remove_image_array(paths, 4);
 		return;
 	}
 	/* left-symmetric: row 0 keeps its data on roles 0-2, row 1 starts on role 3 */
@@ -186,7 +95,7 @@ static void test_raid5(void)
 	ok(stripe_member_runs(&a, 3 * 65536, 65536, r, MAX_RUNS) == -1,
 	   "raid5 degraded: the missing member's chunk says -1");
 	array_close(&a);
-	remove_array(paths, 4);
+	remove_image_array(paths, 4);
 }
 
 static void test_mirrors(int level, int layout, int disks, const char *name)
@@ -196,14 +105,14 @@ static void test_mirrors(int level, int layout, int disks, const char *name)
 	struct array a;
 	struct diag d;
 
-	if (make_array(level, layout, disks, paths) < 0 || array_open(&a, paths, disks, &opt, &d) < 0) {
+	if (make_image_array(dir, level, layout, disks, paths) < 0 || array_open(&a, paths, disks, &opt, &d) < 0) {
 		ok(0, "%s is made and opened", name);
 		return;
 	}
 	ok(runs_give_bytes(&a, 4096, (4u << 20) + 512), "%s: the runs give the array's bytes", name);
 	ok(members_used(&a, 0, 4u << 20) == disks, "%s: a 4 MiB read is shared by all %d members", name, disks);
 	array_close(&a);
-	remove_array(paths, disks);
+	remove_image_array(paths, disks);
 }
 
 int main(void)

@@ -145,7 +145,7 @@ static void test_raid1(void)
 	struct array a;
 	struct diag d;
 
-	if (make_image_array(dir, 1, 2, paths) < 0 || array_open(&a, paths, 2, &opt, &d) < 0) {
+	if (make_image_array(dir, 1, -1, 2, paths) < 0 || array_open(&a, paths, 2, &opt, &d) < 0) {
 		ok(0, "a raid1 of 2 is made and opened");
 		return;
 	}
@@ -167,7 +167,7 @@ int main(void)
 		skip("no temporary directory");
 		return tap_done();
 	}
-	if (make_image_array(dir, 5, 4, paths) < 0 || array_open(&a, paths, 4, &opt, &d) < 0) {
+	if (make_image_array(dir, 5, -1, 4, paths) < 0 || array_open(&a, paths, 4, &opt, &d) < 0) {
 		ok(0, "a raid5 of 4 is made and opened");
 		return tap_done();
 	}
