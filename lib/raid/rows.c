@@ -14,22 +14,9 @@
 struct rows_batch {
 	uint64_t pos;                    /* member bytes [pos, pos + len) */
 	size_t len;
-	uint8_t *buf;                    /* per role: the walk's member_bytes */
+	uint8_t *buf;                    /* per role: the engine's bytes */
 	uint8_t *bad;                    /* per role and page: lost */
-	struct member_io io[ST_MAX_DISKS];
-};
-
-struct rows_engine {
-	struct rows_walk *w;
-	struct array *a;
-	int n;                           /* roles */
-	size_t chunk, bytes, pages;      /* bytes and pages: a member's share of a batch */
-	struct rows_batch batch[2];
-	uint8_t *arena;                  /* every batch buffer, in one allocation */
-	uint8_t *bad;                    /* every batch's lost flags */
-	uint8_t *beyond;                 /* per page of the piece being mended */
-	uint8_t *zero;                   /* a zero run of the batch's size (DDF slots) */
-	struct pool pool;
+	struct member_io *io;            /* per role */
 };
 
 size_t rows_batch_bytes(int n, size_t chunk, size_t budget)
@@ -171,67 +158,93 @@ static int batch_visit(struct rows_engine *e, struct rows_batch *b, struct diag 
 	return rc;
 }
 
-static int engine_init(struct rows_engine *e, struct rows_walk *w)
+void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_bytes)
+{
+	memset(e, 0, sizeof(*e));
+	e->a = a;
+	e->n = a->geo.raid_disks;
+	e->chunk = (size_t)a->geo.chunk_sectors * 512;
+	/* a RAID0/1/10 engine only lends its pool */
+	e->bytes = member_bytes ? member_bytes : e->chunk ? rows_batch_bytes(e->n, e->chunk, ROWS_BUDGET) : ROWS_PAGE;
+	e->pages = e->bytes / ROWS_PAGE;
+	pool_start(&e->pool, e->n, e->n);
+}
+
+/* The batch buffers, at the first walk: an engine that only lends its
+ * pool (a read of a healthy array) never makes them. */
+static int engine_buffers(struct rows_engine *e)
 {
 	size_t i;
 
-	memset(e, 0, sizeof(*e));
-	e->w = w;
-	e->a = w->a;
-	e->n = w->a->geo.raid_disks;
-	e->chunk = (size_t)w->a->geo.chunk_sectors * 512;
-	e->bytes = w->member_bytes ? w->member_bytes : rows_batch_bytes(e->n, e->chunk, ROWS_BUDGET);
-	e->pages = e->bytes / ROWS_PAGE;
-	pool_start(&e->pool, e->n, e->n);  /* first: engine_free stops it */
+	if (e->batch)
+		return 0;
+	e->batch = calloc(2, sizeof(*e->batch));
 	e->arena = dev_alloc_huge(2 * (size_t)e->n * e->bytes);
 	e->bad = calloc(2 * (size_t)e->n * e->pages, 1);
 	e->beyond = calloc(e->pages, 1);
 	e->zero = dev_alloc(e->bytes);
-	if (!e->arena || !e->bad || !e->beyond)
+	if (!e->batch || !e->arena || !e->bad || !e->beyond || !e->zero)
 		return -1;
 	memset(e->zero, 0, e->bytes);
 	for (i = 0; i < 2; i++) {
 		e->batch[i].buf = e->arena + i * (size_t)e->n * e->bytes;
 		e->batch[i].bad = e->bad + i * (size_t)e->n * e->pages;
+		if (!(e->batch[i].io = calloc((size_t)e->n, sizeof(*e->batch[i].io))))
+			return -1;
 	}
 	return 0;
 }
 
-static void engine_free(struct rows_engine *e)
+void rows_engine_stop(struct rows_engine *e)
 {
 	pool_stop(&e->pool);
+	if (e->batch) {
+		free(e->batch[0].io);
+		free(e->batch[1].io);
+	}
+	free(e->batch);
 	free(e->arena);
 	free(e->bad);
 	free(e->beyond);
 	free(e->zero);
+	e->batch = NULL;
 }
 
 /* Double buffered: the workers read the next batch while this thread
  * visits the last one.  A caller that writes back (check's repair) writes
  * behind the batch being read, so the two never touch the same bytes. */
-int rows_walk(struct rows_walk *w, struct diag *d)
+int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
 {
-	struct rows_engine e;
 	uint64_t pos = w->from;
 	int rc = 0, cur = 0;
 
-	if (engine_init(&e, w) < 0) {
-		engine_free(&e);
-		return diag_fail(d, "out of memory for %d members' batches", w->a->geo.raid_disks);
-	}
+	if (engine_buffers(e) < 0)
+		return diag_fail(d, "out of memory for %d members' batches", e->n);
+	e->w = w;
 	if (pos < w->to)
-		batch_submit(&e, &e.batch[0], pos);
+		batch_submit(e, &e->batch[0], pos);
 	for (; rc == 0 && pos < w->to; cur = !cur) {
-		struct rows_batch *b = &e.batch[cur];
+		struct rows_batch *b = &e->batch[cur];
 
-		batch_collect(&e, b);
+		batch_collect(e, b);
 		pos = b->pos + b->len;
 		if (pos < w->to)
-			batch_submit(&e, &e.batch[!cur], pos);
-		rc = batch_visit(&e, b, d);
+			batch_submit(e, &e->batch[!cur], pos);
+		rc = batch_visit(e, b, d);
 	}
 	/* a visit that stopped the walk leaves the read ahead in flight */
-	pool_wait(&e.pool);
-	engine_free(&e);
+	pool_wait(&e->pool);
+	e->w = NULL;
+	return rc;
+}
+
+int rows_walk(struct rows_walk *w, struct diag *d)
+{
+	struct rows_engine e;
+	int rc;
+
+	rows_engine_start(&e, w->a, w->member_bytes);
+	rc = rows_engine_walk(&e, w, d);
+	rows_engine_stop(&e);
 	return rc;
 }

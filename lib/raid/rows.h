@@ -10,6 +10,7 @@
 
 #include "md/array.h"
 #include "io/memberio.h"
+#include "io/pool.h"
 #include "util/diag.h"
 
 /* The unit a read error takes out, a piece is mended in and check
@@ -50,13 +51,39 @@ typedef int (*rows_visit)(void *ctx, struct rows_piece *p, struct diag *d);
 
 struct rows_walk {
 	struct array *a;
-	uint64_t from, to;               /* member bytes of the data area, whole rows */
+	uint64_t from, to;               /* member bytes of the data area, whole pages */
 	bool mend;                       /* rebuild lost pages from P/Q before the visit */
 	size_t member_bytes;             /* a member's share of a batch; 0: from ROWS_BUDGET */
 	rows_visit visit;                /* returns 0 to go on */
 	void *ctx;
 	uint64_t read_errors;            /* out: pages of present members that could not be read */
 };
+
+struct rows_batch;
+
+/* An engine keeps its worker pool (a thread per member) and its batch
+ * buffers from one walk to the next, for callers that walk many short
+ * ranges (a read mending a chunk at a time, stripe-map's requests), where
+ * threads and fresh memory for each would cost more than the walk's I/O.
+ * The buffers are made at the first walk.  One walk at a time. */
+struct rows_engine {
+	struct array *a;
+	int n;                           /* roles */
+	size_t chunk, bytes, pages;      /* bytes and pages: a member's share of a batch */
+	struct rows_batch *batch;        /* two, made at the first walk */
+	uint8_t *arena;                  /* every batch buffer, in one allocation */
+	uint8_t *bad;                    /* every batch's lost flags */
+	uint8_t *beyond;                 /* per page of the piece being mended */
+	uint8_t *zero;                   /* a zero run of the batch's size (DDF slots) */
+	struct pool pool;                /* also for the caller's own jobs between walks */
+	struct rows_walk *w;             /* the walk under way */
+};
+
+/* member_bytes: a member's share of a batch, 0 for rows_batch_bytes of
+ * ROWS_BUDGET; a walk's own member_bytes is ignored on an engine. */
+void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_bytes);
+void rows_engine_stop(struct rows_engine *e);
+int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d);
 
 /* The bytes of each member a batch covers for an array of n members with
  * this chunk: from the budget, at most ROWS_MEMBER_MAX, never below a
@@ -66,7 +93,8 @@ size_t rows_batch_bytes(int n, size_t chunk, size_t budget);
 
 /* Reads [from, to) of every present member on the shared worker pool, a
  * batch at a time, double buffered, and calls visit for each piece in
- * member order.  Fails with visit's failure, or out of memory. */
+ * member order.  Fails with visit's failure, or out of memory.  An engine
+ * for this one walk. */
 int rows_walk(struct rows_walk *w, struct diag *d);
 
 #endif

@@ -52,11 +52,11 @@ static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, s
  * fresh memory for every call would cost a page fault per page each time,
  * and a map makes a call per request. */
 struct stripe_buffers {
-	struct parity_batch b[2];    /* RAID4/5/6 */
-	uint8_t *zero;               /* RAID4/5/6: one zero chunk */
+	struct parity_batch b[2];    /* RAID4/5/6 writes */
+	uint8_t *zero;               /* RAID4/5/6 writes: one zero chunk */
 	uint8_t *lin;                /* RAID4/5/6 writes: a batch of array bytes in order */
-	uint8_t *window;             /* RAID0/1/10: a window of array bytes */
-	struct member_segments *ms;  /* RAID0/1/10: per role */
+	struct read_window *win;     /* two: reads, and RAID0/1/10 writes (the first) */
+	size_t window_bytes;
 };
 
 static void batch_free(struct parity_batch *b)
@@ -119,170 +119,31 @@ static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint6
 	return 0;
 }
 
-/* Reads chunk k of the batch for role, which the batch's read left out,
- * flagging the pages that fail. */
-static void read_chunk(struct parity_batch *b, int role, uint64_t k)
-{
-	struct member_io io = { .dev = b->io[role].dev, .buf = b->buf[role] + k * b->chunk, .len = b->chunk,
-				.off = b->io[role].off + k * b->chunk,
-				.bad = b->bad + (size_t)role * b->pages + k * b->chunk / ROWS_PAGE };
-
-	member_io_run(&io);
-}
-
-/* Rebuilds the unreadable pages of row k of the batch from what the rest
- * of the row holds, page by page; fails naming the array bytes where more
- * is lost than the level can rebuild. */
-static int mend_row(struct parity_batch *b, const struct stripe_map *m, uint64_t row, uint64_t k,
-		    struct diag *d)
-{
-	struct array *a = b->a;
-	int q = m->qd >= 0, missing[ST_MAX_DISKS], i, nd, nmiss;
-	size_t p, per = b->chunk / ROWS_PAGE;
-	void *blocks[ST_MAX_DISKS + 2];
-
-	for (p = 0; p < per; p++) {
-		size_t at = (size_t)k * b->chunk + p * ROWS_PAGE;
-		int bad_role = -1;
-
-		for (i = nmiss = 0; i < a->geo.raid_disks; i++) {
-			bool lost = !a->role[i] || b->bad[(size_t)i * b->pages + at / ROWS_PAGE];
-
-			if (a->role[i] && lost)
-				bad_role = i;
-			if (lost && nmiss < ST_MAX_DISKS)
-				missing[nmiss++] = layout_block_index(m, i, q);
-		}
-		if (bad_role < 0)
-			continue;
-		nd = layout_row_blocks(m, b->buf, at, b->zero, blocks);
-		if (nmiss > (q ? 2 : 1) || parity_recover(nd, q, ROWS_PAGE, blocks, missing, nmiss) < 0)
-			return diag_fail(d, "%s: read error at byte %llu, and too little redundancy left in its "
-					 "stripe to rebuild it (array bytes %llu to %llu)", a->role[bad_role]->dev.path,
-					 (unsigned long long)(b->io[bad_role].off + at),
-					 (unsigned long long)(row * b->chunk * (uint64_t)m->data_disks),
-					 (unsigned long long)((row + 1) * b->chunk * (uint64_t)m->data_disks));
-		for (i = 0; a->read_mended && i < a->geo.raid_disks; i++)
-			if (a->role[i] && b->bad[(size_t)i * b->pages + at / ROWS_PAGE])
-				a->read_mended(a->read_mended_ctx, a->role[i], b->io[i].off + at, ROWS_PAGE);
-	}
-	return 0;
-}
-
-/* A batch where the member reads found unreadable pages: in each row that
- * has one, the row's parity read (a whole array's read leaves it out) and
- * the pages rebuilt from it, as md does on a read error.  Rows with more
- * lost than the level rebuilds fail. */
-static int mend_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, struct diag *d)
-{
-	int n = b->a->geo.raid_disks, i;
-	bool failed = false;
-	uint64_t k;
-
-	for (i = 0; i < n; i++)
-		failed |= b->io[i].dev && b->io[i].bad_pages;
-	if (!failed)
-		return 0;
-	for (k = 0; k < nrows; k++) {
-		struct stripe_map map;
-		bool row_bad = false;
-		size_t p;
-
-		for (i = 0; i < n && !row_bad; i++)
-			for (p = k * b->chunk / ROWS_PAGE; p < (k + 1) * b->chunk / ROWS_PAGE && !row_bad; p++)
-				row_bad = b->bad[(size_t)i * b->pages + p];
-		if (!row_bad)
-			continue;
-		for (i = 0; i < n; i++)
-			if (b->io[i].dev && b->io[i].skip && b->io[i].skip[k])
-				read_chunk(b, i, k);
-		layout_stripe(&b->a->geo, row + k, &map);
-		if (mend_row(b, &map, row + k, k, d) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int emit(stripe_sink sink, void *ctx, const uint8_t *p, uint64_t from, uint64_t to,
-		uint64_t want_lo, uint64_t want_hi, struct diag *d)
-{
-	uint64_t lo = from > want_lo ? from : want_lo, hi = to < want_hi ? to : want_hi;
-
-	if (lo >= hi)
-		return 0;
-	return sink(ctx, p + (lo - from), (size_t)(hi - lo), d);
-}
-
-/* Rebuilds what is missing in the batch's rows and hands the wanted
- * bytes to sink. */
-static int emit_batch(struct parity_batch *b, uint64_t row, uint64_t nrows, uint64_t off,
-		      uint64_t end, stripe_sink sink, void *ctx, struct diag *d)
-{
-	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, k;
-	int rc = 0;
-
-	for (k = 0; rc == 0 && k < nrows; k++) {
-		struct stripe_map map;
-		uint64_t base = (row + k) * row_bytes;
-		int dd;
-
-		layout_stripe(&b->a->geo, row + k, &map);
-		if (b->a->missing)
-			rc = rebuild_row(b, &map, k, d);
-		for (dd = 0; rc == 0 && dd < map.data_disks; dd++)
-			rc = emit(sink, ctx, b->buf[map.data[dd]] + k * b->chunk,
-				  base + (uint64_t)dd * b->chunk, base + (uint64_t)(dd + 1) * b->chunk,
-				  off, end, d);
-	}
-	return rc;
-}
-
-/* Double buffered: the workers read the next batch while this thread
- * rebuilds and hands on the last one.  A member's read error is read
- * around from parity where the level allows (mend_batch). */
-static int read_parity_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
-			      uint64_t end, stripe_sink sink, void *ctx, struct diag *d)
-{
-	struct parity_batch *b = sb->b;
-	int cur = 0, rc = 0;
-	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
-	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, last, nrows;
-
-	last = (end + row_bytes - 1) / row_bytes;
-	batch_io(&b[0], row, last - row < b[0].rows ? last - row : b[0].rows, false, true);
-	pool_submit(pool, member_io_run, b[0].io, sizeof(*b[0].io));
-	for (; rc == 0 && row < last; row += nrows, cur = !cur) {
-		uint64_t next;
-
-		nrows = last - row < b[cur].rows ? last - row : b[cur].rows;
-		next = row + nrows;
-		pool_wait(pool);
-		rc = mend_batch(&b[cur], row, nrows, d);
-		if (rc == 0 && next < last) {
-			batch_io(&b[!cur], next, last - next < b[!cur].rows ? last - next : b[!cur].rows, false, true);
-			pool_submit(pool, member_io_run, b[!cur].io, sizeof(*b[!cur].io));
-		}
-		if (rc == 0)
-			rc = emit_batch(&b[cur], row, nrows, off, end, sink, ctx, d);
-	}
-	pool_wait(pool);
-	return rc;
-}
-
 /* One contiguous piece of a window: array bytes that sit on one member. */
 struct segment {
-	uint64_t member_off;         /* bytes on the member */
+	uint64_t area_off;           /* bytes into the member's data area */
 	size_t buf_off, len;         /* where in the window, how long */
 };
 
+/* One role's segments of a window.  A RAID4/5/6 role whose member is
+ * missing keeps its segments too (dev NULL): they are rebuilt, not read. */
 struct member_segments {
 	struct dev *dev;
+	uint64_t base;               /* bytes before the data area */
 	uint8_t *buf;                /* the window */
 	struct segment *seg;
 	int n, cap;
 	bool write;
 	int rc;
 	struct diag d;
+};
+
+/* A window of the array's bytes and where its pieces lie on the members. */
+struct read_window {
+	uint64_t off;
+	size_t len;
+	uint8_t *buf;
+	struct member_segments *ms;  /* per role */
 };
 
 /* Picks the copy to read: the present copies take turns, so a mirror's
@@ -298,11 +159,11 @@ static const struct copy *pick_copy(struct array *a, const struct copy *c, int n
 	return k ? present[turn % (uint64_t)k] : NULL;
 }
 
-static int add_segment(struct member_segments *ms, uint64_t member_off, size_t buf_off, size_t len)
+static int add_segment(struct member_segments *ms, uint64_t area_off, size_t buf_off, size_t len)
 {
 	struct segment *s;
 
-	if (ms->n && ms->seg[ms->n - 1].member_off + ms->seg[ms->n - 1].len == member_off &&
+	if (ms->n && ms->seg[ms->n - 1].area_off + ms->seg[ms->n - 1].len == area_off &&
 	    ms->seg[ms->n - 1].buf_off + ms->seg[ms->n - 1].len == buf_off) {
 		ms->seg[ms->n - 1].len += len;
 		return 0;
@@ -316,7 +177,7 @@ static int add_segment(struct member_segments *ms, uint64_t member_off, size_t b
 		ms->seg = s;
 		ms->cap = cap;
 	}
-	ms->seg[ms->n++] = (struct segment){ member_off, buf_off, len };
+	ms->seg[ms->n++] = (struct segment){ area_off, buf_off, len };
 	return 0;
 }
 
@@ -350,10 +211,13 @@ static uint64_t member_pos(const struct member *m, const struct copy *c, uint64_
 }
 
 /* Splits array bytes [off, off + len) into per-member segments: one copy
- * of each piece to read, or every present copy to write. */
+ * of each piece to read, or every present copy to write.  A RAID4/5/6
+ * piece on a missing member goes to that member's segments, to be
+ * rebuilt from parity. */
 static int plan_window(struct array *a, uint64_t off, size_t len, struct member_segments *ms,
 		       bool every_copy, struct diag *d)
 {
+	bool parity = layout_has_parity(a->geo.level);
 	struct piece p;
 	size_t done;
 	int i;
@@ -362,14 +226,12 @@ static int plan_window(struct array *a, uint64_t off, size_t len, struct member_
 		uint64_t at = off + done;
 
 		piece_at(a, at, len - done, &p);
-		if (!p.pick)
+		if (!p.pick && !parity)
 			return diag_fail(d, "no member holds array sector %llu", (unsigned long long)(at / 512));
 		for (i = 0; i < p.n; i++) {
-			struct member *m = a->role[p.c[i].role];
-
-			if (!m || (!every_copy && &p.c[i] != p.pick))
+			if (p.pick ? (!a->role[p.c[i].role] || (!every_copy && &p.c[i] != p.pick)) : every_copy)
 				continue;
-			if (add_segment(&ms[p.c[i].role], member_pos(m, &p.c[i], at), done, p.len) < 0)
+			if (add_segment(&ms[p.c[i].role], p.c[i].sector * 512 + at % 512, done, p.len) < 0)
 				return diag_fail(d, "out of memory");
 		}
 	}
@@ -407,13 +269,14 @@ static void window_member_run(void *p)
 	struct member_segments *ms = p;
 	int i;
 
-	for (i = 0; i < ms->n && ms->rc == 0; i++) {
+	for (i = 0; ms->dev && i < ms->n && ms->rc == 0; i++) {
 		uint8_t *at = ms->buf + ms->seg[i].buf_off;
+		uint64_t pos = ms->base + ms->seg[i].area_off;
 
 		if (ms->write)
-			ms->rc = dev_write(ms->dev, at, ms->seg[i].len, ms->seg[i].member_off, &ms->d);
+			ms->rc = dev_write(ms->dev, at, ms->seg[i].len, pos, &ms->d);
 		else
-			ms->rc = dev_read(ms->dev, at, ms->seg[i].len, ms->seg[i].member_off, &ms->d);
+			ms->rc = dev_read(ms->dev, at, ms->seg[i].len, pos, &ms->d);
 	}
 }
 
@@ -487,111 +350,230 @@ static int read_other_copy(struct array *a, int role, uint64_t at, uint8_t *buf,
 	return 0;
 }
 
-/* A window some member failed to read: its segments read again a page at
- * a time, and each page that fails read from another copy, as md's
- * raid1 and raid10 do. */
-static int mend_window(struct array *a, struct member_segments *ms, uint64_t off, struct diag *d)
+/* RAID1/10: a role's window segments that failed, read again a page at a
+ * time, each page that fails read from another copy, as md's raid1 and
+ * raid10 do. */
+static int mend_copies(struct array *a, int role, const struct member_segments *ms, uint64_t off,
+		       struct diag *d)
 {
-	int i, s;
+	int s;
 
-	for (i = 0; i < a->geo.raid_disks; i++) {
-		for (s = 0; ms[i].rc < 0 && s < ms[i].n; s++) {
-			const struct segment *sg = &ms[i].seg[s];
-			size_t x, piece;
+	for (s = 0; s < ms->n; s++) {
+		const struct segment *sg = &ms->seg[s];
+		size_t x, piece;
 
-			for (x = 0; x < sg->len; x += piece) {
-				uint64_t moff = sg->member_off + x;
-				uint8_t *at = ms[i].buf + sg->buf_off + x;
-				struct diag why;
+		for (x = 0; x < sg->len; x += piece) {
+			uint64_t moff = ms->base + sg->area_off + x;
+			uint8_t *at = ms->buf + sg->buf_off + x;
+			struct diag why;
 
-				piece = ROWS_PAGE - moff % ROWS_PAGE < sg->len - x ? ROWS_PAGE - moff % ROWS_PAGE : sg->len - x;
-				if (dev_read(ms[i].dev, at, piece, moff, &why) == 0)
-					continue;
-				if (read_other_copy(a, i, off + sg->buf_off + x, at, piece, ms[i].dev, moff, d) < 0)
-					return -1;
-				if (a->read_mended)
-					a->read_mended(a->read_mended_ctx, a->role[i], moff, piece);
-			}
+			piece = ROWS_PAGE - moff % ROWS_PAGE < sg->len - x ? ROWS_PAGE - moff % ROWS_PAGE : sg->len - x;
+			if (dev_read(ms->dev, at, piece, moff, &why) == 0)
+				continue;
+			if (read_other_copy(a, role, off + sg->buf_off + x, at, piece, ms->dev, moff, d) < 0)
+				return -1;
+			if (a->read_mended)
+				a->read_mended(a->read_mended_ctx, a->role[role], moff, piece);
 		}
-		ms[i].rc = 0;
 	}
 	return 0;
 }
 
-/* One window's member I/O, each member by its worker; a read a member
- * fails is read from the other copies. */
-static int window_io(struct array *a, struct pool *pool, struct member_segments *ms, uint64_t off,
-		     size_t len, bool write, struct diag *d)
-{
-	int n = a->geo.raid_disks, i, rc;
+/* What a row engine walk rebuilds for one segment of a window: the
+ * role's data area bytes [lo, hi), into dst. */
+struct segment_mend {
+	struct array *a;
+	int role;
+	uint64_t lo, hi;
+	uint8_t *dst;
+};
 
-	for (i = 0; i < n; i++) {
-		ms[i].n = 0;
-		ms[i].rc = 0;
-		ms[i].write = write;
-	}
-	rc = plan_window(a, off, len, ms, write, d);
-	if (rc == 0) {
-		pool_submit(pool, window_member_run, ms, sizeof(*ms));
-		pool_wait(pool);
-	}
-	for (i = 0; i < n; i++) {
-		if (ms[i].rc < 0 && rc == 0) {
-			if (!write)
-				return mend_window(a, ms, off, d);
-			*d = ms[i].d;
-			rc = -1;
-		}
+/* Fails naming the member whose unreadable page the row could not spare,
+ * and the array bytes of the row. */
+static int beyond_mending(const struct segment_mend *sm, const struct rows_piece *p, size_t pg,
+			  struct diag *d)
+{
+	const struct array *a = sm->a;
+	uint64_t chunk = (uint64_t)a->geo.chunk_sectors * 512, row_bytes = chunk * (uint64_t)p->map->data_disks;
+	int i, bad = -1;
+
+	for (i = 0; i < a->geo.raid_disks; i++)
+		if (a->role[i] && p->lost[i][pg])
+			bad = i;
+	if (bad < 0)
+		return diag_fail(d, "too many members missing to rebuild a stripe");
+	return diag_fail(d, "%s: read error at byte %llu, and too little redundancy left in its "
+			 "stripe to rebuild it (array bytes %llu to %llu)", a->role[bad]->dev.path,
+			 (unsigned long long)(a->role[bad]->sb.data_offset * 512 + p->row * chunk + p->at +
+					      pg * ROWS_PAGE),
+			 (unsigned long long)(p->row * row_bytes), (unsigned long long)((p->row + 1) * row_bytes));
+}
+
+/* The row engine's visit: the mended piece's bytes of the segment. */
+static int take_mended(void *ctx, struct rows_piece *p, struct diag *d)
+{
+	struct segment_mend *sm = ctx;
+	uint64_t ps = p->row * ((uint64_t)sm->a->geo.chunk_sectors * 512) + p->at, pe = ps + p->len;
+	uint64_t lo = ps > sm->lo ? ps : sm->lo, hi = pe < sm->hi ? pe : sm->hi, pg;
+
+	if (lo >= hi)
+		return 0;
+	for (pg = (lo - ps) / ROWS_PAGE; pg * ROWS_PAGE < hi - ps; pg++)
+		if (p->beyond[pg] && p->lost[sm->role][pg])
+			return beyond_mending(sm, p, (size_t)pg, d);
+	memcpy(sm->dst + (lo - sm->lo), p->block[sm->role] + (lo - ps), (size_t)(hi - lo));
+	return 0;
+}
+
+/* RAID4/5/6: a role's window segments that were not read (its member
+ * missing, or a read that failed), rebuilt by the row engine from the
+ * rest of their rows: it reads every member's pages of the segment, finds
+ * which are unreadable and mends them from P/Q. */
+static int mend_from_parity(struct rows_engine *re, int role, const struct member_segments *ms,
+			    struct diag *d)
+{
+	int s, rc = 0;
+
+	for (s = 0; rc == 0 && s < ms->n; s++) {
+		const struct segment *sg = &ms->seg[s];
+		struct segment_mend sm = { .a = re->a, .role = role, .lo = sg->area_off,
+					   .hi = sg->area_off + sg->len, .dst = ms->buf + sg->buf_off };
+		struct rows_walk w = { .a = re->a, .from = sm.lo / ROWS_PAGE * ROWS_PAGE,
+				       .to = (sm.hi + ROWS_PAGE - 1) / ROWS_PAGE * ROWS_PAGE,
+				       .mend = true, .visit = take_mended, .ctx = &sm };
+
+		rc = rows_engine_walk(re, &w, d);
 	}
 	return rc;
 }
 
-/* Bytes of a RAID0/1/10 window: a megabyte per member, up to eight. */
-static size_t copy_window(int n)
+/* Reads that did not give a window's bytes, given them another way: from
+ * the other copies, or rebuilt from parity. */
+static int mend_window(struct rows_engine *re, struct member_segments *ms, uint64_t off, struct diag *d)
 {
-	return (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
+	struct array *a = re->a;
+	int i, rc = 0;
+
+	for (i = 0; rc == 0 && i < a->geo.raid_disks; i++) {
+		if (ms[i].n == 0 || (ms[i].dev && ms[i].rc == 0))
+			continue;
+		rc = layout_has_parity(a->geo.level) ? mend_from_parity(re, i, &ms[i], d)
+						     : mend_copies(a, i, &ms[i], off, d);
+		ms[i].rc = 0;
+	}
+	return rc;
 }
 
-/* RAID0/1/10: a window of the array at a time; reads take one copy of each
- * piece, the present copies in turn, writes go to every present copy. */
-static int copy_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
-		       uint64_t end, stripe_sink sink, struct write_input *in, void *ctx, uint64_t *done,
-		       struct diag *d)
+/* Plans a window of array bytes and starts its member I/O on the pool. */
+static int window_start(struct stripe_engine *e, struct read_window *w, uint64_t off, size_t len,
+			uint8_t *buf, bool write, struct diag *d)
 {
-	int n = a->geo.raid_disks, i, rc = 0;
-	size_t window = copy_window(n);
-	struct member_segments *ms = sb->ms;
-	uint8_t *buf = sb->window;
-	uint64_t start = off;
+	struct array *a = e->a;
+	int i;
 
-	for (i = 0; i < n; i++) {
-		ms[i].dev = a->role[i] ? &a->role[i]->dev : NULL;
-		ms[i].buf = buf;
+	w->off = off;
+	w->len = len;
+	for (i = 0; i < a->geo.raid_disks; i++) {
+		struct member_segments *ms = &w->ms[i];
+
+		ms->dev = a->role[i] ? &a->role[i]->dev : NULL;
+		ms->base = a->role[i] ? a->role[i]->sb.data_offset * 512 : 0;
+		ms->buf = buf;
+		ms->n = 0;
+		ms->rc = 0;
+		ms->write = write;
 	}
-	while (rc == 0 && off < end) {
-		size_t len = end - off < window ? (size_t)(end - off) : window;
+	if (plan_window(a, off, len, w->ms, write, d) < 0)
+		return -1;
+	pool_submit(&e->rows.pool, window_member_run, w->ms, sizeof(*w->ms));
+	return 0;
+}
 
-		if (in) {
-			const uint8_t *p;
-			long long got = take_input(in, buf, off, len, &p, d);
+/* Waits for a window's writes; the first failure. */
+static int window_wait(struct stripe_engine *e, struct read_window *w, struct diag *d)
+{
+	int i;
 
-			if (got <= 0) {
-				rc = (int)got;
-				break;
-			}
-			len = (size_t)got;
-			for (i = 0; i < n; i++)
-				ms[i].buf = (uint8_t *)p;    /* written from, never into */
-			rc = window_io(a, pool, ms, off, len, true, d);
-		} else {
-			rc = window_io(a, pool, ms, off, len, false, d);
-			if (rc == 0)
-				rc = sink(ctx, buf, len, d);
+	pool_wait(&e->rows.pool);
+	for (i = 0; i < e->a->geo.raid_disks; i++) {
+		if (w->ms[i].n && w->ms[i].dev && w->ms[i].rc < 0) {
+			*d = w->ms[i].d;
+			return -1;
 		}
+	}
+	return 0;
+}
+
+static bool window_lost(const struct array *a, const struct read_window *w)
+{
+	int i;
+
+	for (i = 0; i < a->geo.raid_disks; i++)
+		if (w->ms[i].n && (!w->ms[i].dev || w->ms[i].rc < 0))
+			return true;
+	return false;
+}
+
+/* Every level's read: a window of array bytes at a time, each piece read
+ * from the one member that holds it (a copy in turn for mirrors; RAID4/5/6
+ * read no parity), so the bytes land in array order.  Double buffered:
+ * the workers read the next window while this thread hands on the last.
+ * What was not read is mended first, with the pool idle (the row engine
+ * works on it). */
+static int read_windows(struct stripe_engine *e, struct stripe_buffers *sb, uint64_t off, uint64_t end,
+			stripe_sink sink, void *ctx, struct diag *d)
+{
+	struct read_window *w = sb->win;
+	size_t size = sb->window_bytes;
+	int cur = 0, rc;
+
+	rc = window_start(e, &w[0], off, end - off < size ? (size_t)(end - off) : size, w[0].buf, false, d);
+	while (rc == 0) {
+		uint64_t next = w[cur].off + w[cur].len;
+
+		pool_wait(&e->rows.pool);
+		if (window_lost(e->a, &w[cur]))
+			rc = mend_window(&e->rows, w[cur].ms, w[cur].off, d);
+		if (rc == 0 && next < end)
+			rc = window_start(e, &w[!cur], next, end - next < size ? (size_t)(end - next) : size,
+					  w[!cur].buf, false, d);
+		if (rc == 0)
+			rc = sink(ctx, w[cur].buf, w[cur].len, d);
+		if (next >= end)
+			break;
+		cur = !cur;
+	}
+	/* a sink that stopped the read leaves the next window in flight */
+	pool_wait(&e->rows.pool);
+	return rc < 0 ? -1 : 0;
+}
+
+/* RAID0/1/10 writes: a window of the array at a time, to every present
+ * copy, written from where the input lies. */
+static int write_copies(struct stripe_engine *e, struct stripe_buffers *sb, uint64_t off, uint64_t end,
+			struct write_input *in, uint64_t *done, struct diag *d)
+{
+	struct read_window *w = &sb->win[0];
+	uint64_t start = off;
+	int rc = 0;
+
+	while (rc == 0 && off < end) {
+		size_t len = end - off < sb->window_bytes ? (size_t)(end - off) : sb->window_bytes;
+		const uint8_t *p;
+		long long got = take_input(in, w->buf, off, len, &p, d);
+
+		if (got <= 0) {
+			rc = (int)got;
+			break;
+		}
+		len = (size_t)got;
+		/* written from where the input lies, never into */
+		rc = window_start(e, w, off, len, (uint8_t *)p, true, d);
+		if (rc == 0)
+			rc = window_wait(e, w, d);
 		if (rc == 0)
 			off += len;
-		if (done)
-			*done = off - start;
+		*done = off - start;
 	}
 	return rc < 0 ? -1 : 0;
 }
@@ -716,67 +698,106 @@ static int write_parity_levels(struct array *a, struct pool *pool, struct stripe
 	return rc;
 }
 
+static void windows_free(struct read_window *win, int n)
+{
+	int w, i;
+
+	for (w = 0; win && w < 2; w++) {
+		for (i = 0; win[w].ms && i < n; i++)
+			free(win[w].ms[i].seg);
+		free(win[w].ms);
+		free(win[w].buf);
+	}
+	free(win);
+}
+
 static void buffers_free(struct stripe_buffers *sb, int n)
 {
-	int i;
-
 	if (!sb)
 		return;
 	batch_free(&sb->b[0]);
 	batch_free(&sb->b[1]);
-	for (i = 0; sb->ms && i < n; i++)
-		free(sb->ms[i].seg);
-	free(sb->ms);
+	windows_free(sb->win, n);
 	free(sb->zero);
 	free(sb->lin);
-	free(sb->window);
 	free(sb);
 }
 
-/* The engine's buffers, made at its first call. */
-static struct stripe_buffers *engine_buffers(struct stripe_engine *e, struct diag *d)
+/* Bytes of a window: a megabyte per member, up to eight, so that a
+ * window keeps several members busy and two of them stay a quarter of the
+ * row engine's budget. */
+static size_t window_bytes(int n)
+{
+	return (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
+}
+
+static int windows_alloc(struct stripe_buffers *sb, int n)
+{
+	int w;
+
+	sb->window_bytes = window_bytes(n);
+	if (!(sb->win = calloc(2, sizeof(*sb->win))))
+		return -1;
+	for (w = 0; w < 2; w++) {
+		sb->win[w].buf = dev_alloc(sb->window_bytes);
+		sb->win[w].ms = calloc((size_t)n, sizeof(*sb->win[w].ms));
+		if (!sb->win[w].buf || !sb->win[w].ms)
+			return -1;
+	}
+	return 0;
+}
+
+/* RAID4/5/6 writes' batches and the zero chunk, at the first write. */
+static int write_batches_alloc(struct stripe_buffers *sb, struct array *a, struct diag *d)
+{
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
+
+	if (sb->zero)
+		return 0;
+	if (!(sb->zero = dev_alloc(chunk)))
+		return diag_fail(d, "out of memory");
+	memset(sb->zero, 0, chunk);
+	if (batch_alloc(&sb->b[0], a, sb->zero, d) < 0 || batch_alloc(&sb->b[1], a, sb->zero, d) < 0)
+		return -1;
+	if (!(sb->lin = dev_alloc(sb->b[0].rows * chunk * (size_t)a->geo.data_disks)))
+		return diag_fail(d, "out of memory");
+	return 0;
+}
+
+/* The engine's buffers, made at its first call (and a RAID4/5/6's write
+ * batches at its first write), kept until it stops. */
+static struct stripe_buffers *engine_buffers(struct stripe_engine *e, bool write, struct diag *d)
 {
 	struct array *a = e->a;
-	int n = a->geo.raid_disks;
-	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
-	struct stripe_buffers *sb;
+	struct stripe_buffers *sb = e->buf;
 
-	if (e->buf)
-		return e->buf;
-	if (!(sb = calloc(1, sizeof(*sb)))) {
-		diag_fail(d, "out of memory");
-		return NULL;
-	}
-	sb->b[0].a = sb->b[1].a = a;
-	if (layout_has_parity(a->geo.level)) {
-		sb->zero = dev_alloc(chunk);
-		memset(sb->zero, 0, chunk);
-		if (batch_alloc(&sb->b[0], a, sb->zero, d) < 0 || batch_alloc(&sb->b[1], a, sb->zero, d) < 0) {
-			buffers_free(sb, n);
-			return NULL;
-		}
-		sb->lin = dev_alloc(sb->b[0].rows * chunk * (size_t)a->geo.data_disks);
-	} else {
-		sb->window = dev_alloc(copy_window(n));
-		if (!(sb->ms = calloc((size_t)n, sizeof(*sb->ms)))) {
+	if (!sb) {
+		if (!(sb = calloc(1, sizeof(*sb)))) {
 			diag_fail(d, "out of memory");
-			buffers_free(sb, n);
+			return NULL;
+		}
+		sb->b[0].a = sb->b[1].a = a;
+		e->buf = sb;
+		if (windows_alloc(sb, a->geo.raid_disks) < 0) {
+			diag_fail(d, "out of memory");
 			return NULL;
 		}
 	}
-	return e->buf = sb;
+	if (write && layout_has_parity(a->geo.level) && write_batches_alloc(sb, a, d) < 0)
+		return NULL;
+	return sb;
 }
 
 void stripe_engine_start(struct stripe_engine *e, struct array *a)
 {
 	e->a = a;
 	e->buf = NULL;
-	pool_start(&e->pool, a->geo.raid_disks, a->geo.raid_disks);
+	rows_engine_start(&e->rows, a, 0);
 }
 
 void stripe_engine_stop(struct stripe_engine *e)
 {
-	pool_stop(&e->pool);
+	rows_engine_stop(&e->rows);
 	buffers_free(e->buf, e->a->geo.raid_disks);
 	e->buf = NULL;
 }
@@ -794,14 +815,14 @@ static int check_range(struct array *a, uint64_t off, uint64_t len, struct diag 
 
 /* Before a call's work: the range checked and the engine's buffers made;
  * 1 to go on, 0 for an empty range, -1 with d set. */
-static int engine_begin(struct stripe_engine *e, uint64_t off, uint64_t len, struct stripe_buffers **sb,
-			struct diag *d)
+static int engine_begin(struct stripe_engine *e, uint64_t off, uint64_t len, bool write,
+			struct stripe_buffers **sb, struct diag *d)
 {
 	if (check_range(e->a, off, len, d) < 0)
 		return -1;
 	if (len == 0)
 		return 0;
-	return (*sb = engine_buffers(e, d)) ? 1 : -1;
+	return (*sb = engine_buffers(e, write, d)) ? 1 : -1;
 }
 
 static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, struct write_input *in,
@@ -812,11 +833,11 @@ static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, str
 	int rc;
 
 	*written = 0;
-	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
+	if ((rc = engine_begin(e, off, len, true, &sb, d)) <= 0)
 		return rc;
 	if (layout_has_parity(a->geo.level))
-		return write_parity_levels(a, &e->pool, sb, off, off + len, in, written, d);
-	return copy_levels(a, &e->pool, sb, off, off + len, NULL, in, NULL, written, d);
+		return write_parity_levels(a, &e->rows.pool, sb, off, off + len, in, written, d);
+	return write_copies(e, sb, off, off + len, in, written, d);
 }
 
 int stripe_engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, stripe_source source,
@@ -838,15 +859,12 @@ int stripe_engine_write_from(struct stripe_engine *e, uint64_t off, uint64_t len
 int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
 		       stripe_sink sink, void *ctx, struct diag *d)
 {
-	struct array *a = e->a;
 	struct stripe_buffers *sb;
 	int rc;
 
-	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
+	if ((rc = engine_begin(e, off, len, false, &sb, d)) <= 0)
 		return rc;
-	if (layout_has_parity(a->geo.level))
-		return read_parity_levels(a, &e->pool, sb, off, off + len, sink, ctx, d);
-	return copy_levels(a, &e->pool, sb, off, off + len, sink, NULL, ctx, NULL, d);
+	return read_windows(e, sb, off, off + len, sink, ctx, d);
 }
 
 int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,

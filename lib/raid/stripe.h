@@ -8,7 +8,7 @@
 
 #include "md/array.h"
 #include "util/diag.h"
-#include "io/pool.h"
+#include "raid/rows.h"
 
 /* Receives the array's bytes in order; returns 0, or -1 to stop with d set. */
 typedef int (*stripe_sink)(void *ctx, const void *buf, size_t len, struct diag *d);
@@ -59,7 +59,7 @@ int stripe_member_runs(struct array *a, uint64_t off, size_t len, struct member_
  * array at once, on different stripe rows. */
 struct stripe_engine {
 	struct array *a;
-	struct pool pool;
+	struct rows_engine rows;     /* its pool does every call's member I/O */
 	struct stripe_buffers *buf;  /* made at the first call, kept until the stop */
 };
 
