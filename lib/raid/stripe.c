@@ -13,8 +13,8 @@
 
 #define COPY_BYTES (1u << 20)        /* largest single read for raid0/1/10 */
 
-/* One of the two buffer sets of a read or write: the workers fill or drain
- * one while the caller works on the other. */
+/* A RAID4/5/6 write's batch of whole rows: each role's chunks of the
+ * rows, filled with the input and fresh parity, then written. */
 struct parity_batch {
 	struct array *a;
 	size_t chunk;                /* bytes */
@@ -22,29 +22,22 @@ struct parity_batch {
 	uint8_t **buf;               /* per role: rows * chunk bytes */
 	uint8_t *zero;               /* one zero chunk, for DDF's empty slots */
 	struct member_io *io;        /* per role */
-	bool *skip;                  /* per role: rows flags, chunks a read leaves out */
-	uint8_t *bad;                /* per role: a flag per page, unreadable */
-	size_t pages;                /* per role and batch */
 };
 
-static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, struct diag *d)
+static int batch_alloc(struct parity_batch *b, struct array *a, uint64_t rows, uint8_t *zero,
+		       struct diag *d)
 {
 	int n = a->geo.raid_disks, i;
-	size_t per;
 
-	*b = (struct parity_batch){ .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512, .zero = zero };
-	per = rows_batch_bytes(n, b->chunk, ROWS_BUDGET);
-	/* whole rows: the row engine's batch, or one row where that is less */
-	b->rows = per >= b->chunk ? per / b->chunk : 1;
+	*b = (struct parity_batch){ .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512, .rows = rows,
+				    .zero = zero };
 	b->buf = calloc((size_t)n, sizeof(*b->buf));
 	b->io = calloc((size_t)n, sizeof(*b->io));
-	b->skip = calloc((size_t)n * b->rows, sizeof(*b->skip));
-	b->pages = b->rows * b->chunk / ROWS_PAGE;
-	b->bad = calloc((size_t)n * b->pages, sizeof(*b->bad));
-	if (!b->buf || !b->io || !b->skip || !b->bad)
+	if (!b->buf || !b->io)
 		return diag_fail(d, "out of memory");
 	for (i = 0; i < n; i++)
-		b->buf[i] = dev_alloc(b->rows * b->chunk);
+		if (!(b->buf[i] = dev_alloc(rows * b->chunk)))
+			return diag_fail(d, "out of memory");
 	return 0;
 }
 
@@ -53,8 +46,8 @@ static int batch_alloc(struct parity_batch *b, struct array *a, uint8_t *zero, s
  * and a map makes a call per request. */
 struct stripe_buffers {
 	struct parity_batch b[2];    /* RAID4/5/6 writes */
+	int nbatches;                /* 1 where two batches of a row would pass the budget */
 	uint8_t *zero;               /* RAID4/5/6 writes: one zero chunk */
-	uint8_t *lin;                /* RAID4/5/6 writes: a batch of array bytes in order */
 	struct read_window *win;     /* two: reads, and RAID0/1/10 writes (the first) */
 	size_t window_bytes;
 };
@@ -67,56 +60,20 @@ static void batch_free(struct parity_batch *b)
 		free(b->buf[i]);
 	free(b->buf);
 	free(b->io);
-	free(b->skip);
-	free(b->bad);
 }
 
-/* Sets up the member I/O of rows [row, row + nrows); a read that finds
- * bad pages flags them rather than failing.  A read of a complete
- * array leaves P and Q out: nothing is rebuilt, so a third of a RAID6's
- * member bytes need not be copied at all. */
-static void batch_io(struct parity_batch *b, uint64_t row, uint64_t nrows, bool write, bool find_bad)
+/* Sets up the member writes of rows [row, row + nrows). */
+static void batch_write(struct parity_batch *b, uint64_t row, uint64_t nrows)
 {
-	bool parity_unused = !write && !b->a->missing;
-	uint64_t k;
 	int i;
 
 	for (i = 0; i < b->a->geo.raid_disks; i++) {
 		struct member *m = b->a->role[i];
 
 		b->io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = b->buf[i],
-					       .len = nrows * b->chunk, .write = write,
-					       .skip = parity_unused ? b->skip + (size_t)i * b->rows : NULL,
-					       .chunk = b->chunk,
-					       .bad = find_bad ? b->bad + (size_t)i * b->pages : NULL,
+					       .len = nrows * b->chunk, .write = true,
 					       .off = m ? m->sb.data_offset * 512 + row * b->chunk : 0 };
 	}
-	for (k = 0; parity_unused && k < nrows; k++) {
-		struct stripe_map map;
-
-		layout_stripe(&b->a->geo, row + k, &map);
-		for (i = 0; i < b->a->geo.raid_disks; i++)
-			b->skip[(size_t)i * b->rows + k] = i == map.pd || i == map.qd;
-	}
-}
-
-static int rebuild_row(struct parity_batch *b, const struct stripe_map *m, uint64_t in_batch,
-		       struct diag *d)
-{
-	void *blocks[ST_MAX_DISKS + 2];
-	int q = m->qd >= 0, nd = layout_row_blocks(m, b->buf, in_batch * b->chunk, b->zero, blocks);
-	int missing[2], nmiss = 0, i;
-
-	for (i = 0; i < b->a->geo.raid_disks; i++) {
-		if (b->a->role[i])
-			continue;
-		if (nmiss == 2)
-			return diag_fail(d, "too many members missing to rebuild a stripe");
-		missing[nmiss++] = layout_block_index(m, i, q);
-	}
-	if (parity_recover(nd, q, b->chunk, blocks, missing, nmiss) < 0)
-		return diag_fail(d, "cannot rebuild %d missing blocks of a stripe", nmiss);
-	return 0;
 }
 
 /* One contiguous piece of a window: array bytes that sit on one member. */
@@ -381,6 +338,8 @@ static int mend_copies(struct array *a, int role, const struct member_segments *
 
 /* What a row engine walk rebuilds for one segment of a window: the
  * role's data area bytes [lo, hi), into dst. */
+/* What a row engine walk rebuilds for one segment of a window: the
+ * role's data area bytes [lo, hi), into dst. */
 struct segment_mend {
 	struct array *a;
 	int role;
@@ -390,10 +349,8 @@ struct segment_mend {
 
 /* Fails naming the member whose unreadable page the row could not spare,
  * and the array bytes of the row. */
-static int beyond_mending(const struct segment_mend *sm, const struct rows_piece *p, size_t pg,
-			  struct diag *d)
+static int beyond_mending(const struct array *a, const struct rows_piece *p, size_t pg, struct diag *d)
 {
-	const struct array *a = sm->a;
 	uint64_t chunk = (uint64_t)a->geo.chunk_sectors * 512, row_bytes = chunk * (uint64_t)p->map->data_disks;
 	int i, bad = -1;
 
@@ -409,20 +366,30 @@ static int beyond_mending(const struct segment_mend *sm, const struct rows_piece
 			 (unsigned long long)(p->row * row_bytes), (unsigned long long)((p->row + 1) * row_bytes));
 }
 
+/* The piece's bytes of role within data area bytes [lo, hi) into dst,
+ * which stands for byte lo; fails where a page of them was lost beyond
+ * mending. */
+static int take_role(const struct array *a, const struct rows_piece *p, int role, uint64_t lo, uint64_t hi,
+		     uint8_t *dst, struct diag *d)
+{
+	uint64_t ps = p->row * ((uint64_t)a->geo.chunk_sectors * 512) + p->at, pe = ps + p->len;
+	uint64_t from = ps > lo ? ps : lo, to = pe < hi ? pe : hi, pg;
+
+	if (from >= to)
+		return 0;
+	for (pg = (from - ps) / ROWS_PAGE; p->nbeyond && pg * ROWS_PAGE < to - ps; pg++)
+		if (p->beyond[pg] && p->lost[role][pg])
+			return beyond_mending(a, p, (size_t)pg, d);
+	memcpy(dst + (from - lo), p->block[role] + (from - ps), (size_t)(to - from));
+	return 0;
+}
+
 /* The row engine's visit: the mended piece's bytes of the segment. */
 static int take_mended(void *ctx, struct rows_piece *p, struct diag *d)
 {
 	struct segment_mend *sm = ctx;
-	uint64_t ps = p->row * ((uint64_t)sm->a->geo.chunk_sectors * 512) + p->at, pe = ps + p->len;
-	uint64_t lo = ps > sm->lo ? ps : sm->lo, hi = pe < sm->hi ? pe : sm->hi, pg;
 
-	if (lo >= hi)
-		return 0;
-	for (pg = (lo - ps) / ROWS_PAGE; pg * ROWS_PAGE < hi - ps; pg++)
-		if (p->beyond[pg] && p->lost[sm->role][pg])
-			return beyond_mending(sm, p, (size_t)pg, d);
-	memcpy(sm->dst + (lo - sm->lo), p->block[sm->role] + (lo - ps), (size_t)(hi - lo));
-	return 0;
+	return take_role(sm->a, p, sm->role, sm->lo, sm->hi, sm->dst, d);
 }
 
 /* RAID4/5/6: a role's window segments that were not read (its member
@@ -514,6 +481,62 @@ static bool window_lost(const struct array *a, const struct read_window *w)
 	return false;
 }
 
+/* Where a degraded RAID4/5/6's read goes, row by row. */
+struct row_reader {
+	const struct array *a;
+	uint64_t off, end;           /* array bytes wanted */
+	stripe_sink sink;
+	void *ctx;
+};
+
+/* The row engine's visit for a whole-row read: each data chunk of the
+ * row, mended, to the sink in array order. */
+static int emit_row(void *ctx, struct rows_piece *p, struct diag *d)
+{
+	struct row_reader *r = ctx;
+	uint64_t chunk = (uint64_t)r->a->geo.chunk_sectors * 512, row_bytes = chunk * (uint64_t)p->map->data_disks;
+	int dd, role;
+	uint64_t pg;
+
+	for (dd = 0; dd < p->map->data_disks; dd++) {
+		uint64_t cb = p->row * row_bytes + (uint64_t)dd * chunk;
+		uint64_t lo = cb > r->off ? cb : r->off, hi = cb + chunk < r->end ? cb + chunk : r->end;
+
+		if (lo >= hi)
+			continue;
+		role = p->map->data[dd];
+		for (pg = (lo - cb) / ROWS_PAGE; p->nbeyond && pg * ROWS_PAGE < hi - cb; pg++)
+			if (p->beyond[pg] && p->lost[role][pg])
+				return beyond_mending(r->a, p, (size_t)pg, d);
+		if (r->sink(r->ctx, p->block[role] + (lo - cb), (size_t)(hi - lo), d) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A RAID4/5/6 with a member missing, where a batch holds whole rows: the
+ * row engine reads every member once and mends each row, and the rows go
+ * out from its buffers, rather than each missing chunk costing a second
+ * read of its row. */
+static bool reads_whole_rows(const struct stripe_engine *e)
+{
+	const struct array *a = e->a;
+
+	return layout_has_parity(a->geo.level) && a->missing && e->rows.bytes >= e->rows.chunk;
+}
+
+static int read_rows(struct stripe_engine *e, uint64_t off, uint64_t end, stripe_sink sink, void *ctx,
+		     struct diag *d)
+{
+	uint64_t chunk = e->rows.chunk, row_bytes = chunk * (uint64_t)e->a->geo.data_disks;
+	struct row_reader r = { .a = e->a, .off = off, .end = end, .sink = sink, .ctx = ctx };
+	struct rows_walk w = { .a = e->a, .from = off / row_bytes * chunk,
+			       .to = (end + row_bytes - 1) / row_bytes * chunk,
+			       .mend = true, .visit = emit_row, .ctx = &r };
+
+	return rows_engine_walk(&e->rows, &w, d);
+}
+
 /* Every level's read: a window of array bytes at a time, each piece read
  * from the one member that holds it (a copy in turn for mirrors; RAID4/5/6
  * read no parity), so the bytes land in array order.  Double buffered:
@@ -590,28 +613,70 @@ static void gen_parity_row(struct parity_batch *b, const struct stripe_map *m, u
 		parity_gen_pq(nd, b->chunk, blocks);
 }
 
-/* Copies the new bytes [lo, hi) of the array from src (which holds them
- * from lo on) into the data chunks of the batch's rows, from row0 on. */
-static void merge_rows(struct parity_batch *b, uint64_t row0, uint64_t nrows, const uint8_t *src,
-		       uint64_t lo, uint64_t hi)
+/* The input's array bytes [lo, hi) straight into the data chunks of the
+ * batch's rows (from row0 on), in array order; how many bytes it gave,
+ * fewer only where the input ended, or -1. */
+static long long fill_rows(struct parity_batch *b, uint64_t row0, struct write_input *in, uint64_t lo,
+			   uint64_t hi, struct diag *d)
 {
-	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, base = row0 * row_bytes, k;
+	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, k;
+	long long got = 0;
 
-	for (k = 0; k < nrows; k++) {
+	for (k = 0; row0 * row_bytes + k * row_bytes < hi; k++) {
 		struct stripe_map map;
 		int dd;
 
 		layout_stripe(&b->a->geo, row0 + k, &map);
 		for (dd = 0; dd < map.data_disks; dd++) {
-			uint64_t cb = base + k * row_bytes + (uint64_t)dd * b->chunk, ce = cb + b->chunk;
+			uint64_t cb = (row0 + k) * row_bytes + (uint64_t)dd * b->chunk, ce = cb + b->chunk;
 			uint64_t from = cb > lo ? cb : lo, to = ce < hi ? ce : hi;
+			uint8_t *dst = b->buf[map.data[dd]] + k * b->chunk + (from - cb);
+			long long n = (long long)(to - from);
 
-			if (from < to)
-				memcpy(b->buf[map.data[dd]] + k * b->chunk + (from - cb), src + (from - lo),
-				       (size_t)(to - from));
+			if (from >= to)
+				continue;
+			if (in->data)
+				memcpy(dst, in->data + (from - in->at), (size_t)n);
+			else if ((n = fill_from(in->source, in->ctx, dst, (size_t)(to - from), d)) < 0)
+				return -1;
+			got += n;
+			if ((uint64_t)n < to - from)
+				return got;
 		}
-		gen_parity_row(b, &map, k);
 	}
+	return got;
+}
+
+/* Array bytes [from, to) of the batch's rows (from row0 on) as the array
+ * holds them now, into their data chunks: read from the member that holds
+ * each piece, or rebuilt from the rest of its row by the row engine where
+ * the member is missing or the read fails.  For the parts of a row a
+ * write leaves as they are, so that its parity can be made afresh. */
+static int read_unchanged(struct stripe_engine *e, struct parity_batch *b, uint64_t row0, uint64_t from,
+			  uint64_t to, struct diag *d)
+{
+	struct array *a = e->a;
+
+	while (from < to) {
+		struct copy c;
+		uint64_t run;
+		size_t len;
+		struct member *m;
+		struct segment seg;
+		struct member_segments ms = { .seg = &seg, .n = 1 };
+		struct diag why;
+
+		layout_locate(&a->geo, from / 512, &c, &run);
+		len = run * 512 - from % 512 < to - from ? (size_t)(run * 512 - from % 512) : (size_t)(to - from);
+		m = a->role[c.role];
+		seg = (struct segment){ .area_off = c.sector * 512 + from % 512, .len = len };
+		ms.buf = b->buf[c.role] + (seg.area_off - row0 * b->chunk);
+		if (!m || dev_read(&m->dev, ms.buf, len, m->sb.data_offset * 512 + seg.area_off, &why) < 0)
+			if (mend_from_parity(&e->rows, c.role, &ms, d) < 0)
+				return -1;
+		from += len;
+	}
+	return 0;
 }
 
 /* Collects the write in flight, if any: *written moves on to done only
@@ -627,71 +692,63 @@ static int write_collect(struct pool *pl, struct parity_batch *b, uint64_t done,
 	return 0;
 }
 
-/* Reads the batch's rows as they are, rebuilding what missing members
- * held, for a batch the input covers only in part. */
-static int read_for_merge(struct pool *pl, struct parity_batch *b, uint64_t row, uint64_t nrows,
-			  struct diag *d)
-{
-	uint64_t k;
-	int rc;
-
-	batch_io(b, row, nrows, false, false);
-	pool_submit(pl, member_io_run, b->io, sizeof(*b->io));
-	rc = member_io_wait(pl, b->io, b->a->geo.raid_disks, d);
-	for (k = 0; rc == 0 && b->a->missing && k < nrows; k++) {
-		struct stripe_map map;
-
-		layout_stripe(&b->a->geo, row + k, &map);
-		rc = rebuild_row(b, &map, k, d);
-	}
-	return rc;
-}
-
-/* RAID4/5/6 writes, a batch of rows at a time.  Rows the input covers
- * whole are computed without reading; a batch with a partial row reads its
- * rows first (rebuilding what missing members held) and merges.  Double
- * buffered: the workers write one batch while this thread reads the input
- * and computes parity for the next. */
-static int write_parity_levels(struct array *a, struct pool *pool, struct stripe_buffers *sb, uint64_t off,
+/* RAID4/5/6 writes, a batch of whole rows at a time, the input straight
+ * into the rows' data chunks.  Rows the input covers whole are computed
+ * without reading; in a row it covers in part the rest is read as the
+ * array holds it (read_unchanged).  Double buffered where two batches fit
+ * the budget: the workers write one batch while this thread takes the
+ * input and makes parity for the next.  A row larger than half the
+ * budget has one batch, its write collected before the next fill. */
+static int write_parity_levels(struct stripe_engine *e, struct stripe_buffers *sb, uint64_t off,
 			       uint64_t end, struct write_input *in, uint64_t *written, struct diag *d)
 {
-	struct parity_batch *b = sb->b;
-	int cur = 0, rc = 0;
+	struct array *a = e->a;
+	struct pool *pool = &e->rows.pool;
+	int cur = 0, rc = 0, nb = sb->nbatches;
 	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
-	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, pending = 0;
-	uint8_t *lin = sb->lin;
+	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, pending = 0, k;
 	struct diag wd;
 
 	while (rc == 0 && row * row_bytes < end) {
+		struct parity_batch *b = &sb->b[cur], *prev = &sb->b[(cur + 1) % nb];
 		uint64_t base = row * row_bytes, lo = off > base ? off : base;
-		uint64_t hi = base + b[cur].rows * row_bytes < end ? base + b[cur].rows * row_bytes : end, nrows;
-		const uint8_t *src;
-		long long got = take_input(in, lin + (lo - base), lo, (size_t)(hi - lo), &src, d);
+		uint64_t hi = base + b->rows * row_bytes < end ? base + b->rows * row_bytes : end, nrows;
+		long long got;
 
-		if (got <= 0) {
+		if (nb == 1 && write_collect(pool, prev, pending - off, written, d) < 0) {
+			rc = -1;
+			break;
+		}
+		if ((got = fill_rows(b, row, in, lo, hi, d)) <= 0) {
 			rc = got < 0 ? -1 : 0;
 			break;
 		}
 		hi = lo + (uint64_t)got;
 		nrows = (hi - base + row_bytes - 1) / row_bytes;
-		/* the pool does one job at a time: the write in flight goes first */
+		/* the pool does one job at a time: a read of what the rows keep
+		 * waits for the write in flight */
 		if (lo > base || hi < base + nrows * row_bytes)
-			rc = write_collect(pool, &b[!cur], pending - off, written, d) < 0 ||
-			     read_for_merge(pool, &b[cur], row, nrows, d) < 0 ? -1 : 0;
-		if (rc == 0) {
-			merge_rows(&b[cur], row, nrows, src, lo, hi);
-			rc = write_collect(pool, &b[!cur], pending - off, written, d);
+			rc = write_collect(pool, prev, pending - off, written, d) < 0 ||
+			     read_unchanged(e, b, row, base, lo, d) < 0 ||
+			     read_unchanged(e, b, row, hi, base + nrows * row_bytes, d) < 0 ? -1 : 0;
+		for (k = 0; rc == 0 && k < nrows; k++) {
+			struct stripe_map map;
+
+			layout_stripe(&a->geo, row + k, &map);
+			gen_parity_row(b, &map, k);
 		}
+		if (rc == 0)
+			rc = write_collect(pool, prev, pending - off, written, d);
 		if (rc == 0) {
-			batch_io(&b[cur], row, nrows, true, false);
-			pool_submit(pool, member_io_run, b[cur].io, sizeof(*b[cur].io));
+			batch_write(b, row, nrows);
+			pool_submit(pool, member_io_run, b->io, sizeof(*b->io));
 			pending = hi;
-			cur = !cur;
+			cur = (cur + 1) % nb;
 		}
 		row += nrows;
 	}
 	/* d may already hold the input's failure, which comes first */
-	if (write_collect(pool, &b[!cur], pending - off, written, &wd) < 0 && rc == 0) {
+	if (write_collect(pool, &sb->b[(cur + 1) % nb], pending - off, written, &wd) < 0 && rc == 0) {
 		*d = wd;
 		rc = -1;
 	}
@@ -719,7 +776,6 @@ static void buffers_free(struct stripe_buffers *sb, int n)
 	batch_free(&sb->b[1]);
 	windows_free(sb->win, n);
 	free(sb->zero);
-	free(sb->lin);
 	free(sb);
 }
 
@@ -750,17 +806,21 @@ static int windows_alloc(struct stripe_buffers *sb, int n)
 /* RAID4/5/6 writes' batches and the zero chunk, at the first write. */
 static int write_batches_alloc(struct stripe_buffers *sb, struct array *a, struct diag *d)
 {
-	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512, per;
+	int n = a->geo.raid_disks, i;
 
 	if (sb->zero)
 		return 0;
 	if (!(sb->zero = dev_alloc(chunk)))
 		return diag_fail(d, "out of memory");
 	memset(sb->zero, 0, chunk);
-	if (batch_alloc(&sb->b[0], a, sb->zero, d) < 0 || batch_alloc(&sb->b[1], a, sb->zero, d) < 0)
-		return -1;
-	if (!(sb->lin = dev_alloc(sb->b[0].rows * chunk * (size_t)a->geo.data_disks)))
-		return diag_fail(d, "out of memory");
+	/* whole rows: the row engine's batch, or one row where that is less,
+	 * and then only one batch, a row being over half the budget */
+	per = rows_batch_bytes(n, chunk, ROWS_BUDGET);
+	sb->nbatches = per >= chunk ? 2 : 1;
+	for (i = 0; i < sb->nbatches; i++)
+		if (batch_alloc(&sb->b[i], a, per >= chunk ? per / chunk : 1, sb->zero, d) < 0)
+			return -1;
 	return 0;
 }
 
@@ -836,7 +896,7 @@ static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, str
 	if ((rc = engine_begin(e, off, len, true, &sb, d)) <= 0)
 		return rc;
 	if (layout_has_parity(a->geo.level))
-		return write_parity_levels(a, &e->rows.pool, sb, off, off + len, in, written, d);
+		return write_parity_levels(e, sb, off, off + len, in, written, d);
 	return write_copies(e, sb, off, off + len, in, written, d);
 }
 
@@ -864,6 +924,8 @@ int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
 
 	if ((rc = engine_begin(e, off, len, false, &sb, d)) <= 0)
 		return rc;
+	if (reads_whole_rows(e))
+		return read_rows(e, off, off + len, sink, ctx, d);
 	return read_windows(e, sb, off, off + len, sink, ctx, d);
 }
 
