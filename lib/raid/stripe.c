@@ -1,17 +1,15 @@
-/* stripe: read an array range: RAID4/5/6 a batch of rows at a time with every
- * member read in parallel and lost chunks rebuilt from parity; RAID0/1/10 by
- * following each run of sectors to a copy that is present. */
-#include <pthread.h>
+/* stripe: the engine behind stripe_read and stripe_write: reads a window
+ * of array bytes at a time (or a degraded RAID4/5/6 row by row, from the
+ * row engine), writes RAID4/5/6 in batches of whole rows with fresh
+ * parity, and RAID0/1/10 to every present copy. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "raid/parity.h"
 #include "io/memberio.h"
-#include "io/pool.h"
 #include "raid/stripe.h"
 #include "raid/rows.h"
-
-#define COPY_BYTES (1u << 20)        /* largest single read for raid0/1/10 */
+#include "raid/window.h"
 
 /* A RAID4/5/6 write's batch of whole rows: each role's chunks of the
  * rows, filled with the input and fresh parity, then written. */
@@ -76,167 +74,6 @@ static void batch_write(struct parity_batch *b, uint64_t row, uint64_t nrows)
 	}
 }
 
-/* One contiguous piece of a window: array bytes that sit on one member. */
-struct segment {
-	uint64_t area_off;           /* bytes into the member's data area */
-	size_t buf_off, len;         /* where in the window, how long */
-};
-
-/* One role's segments of a window.  A RAID4/5/6 role whose member is
- * missing keeps its segments too (dev NULL): they are rebuilt, not read. */
-struct member_segments {
-	struct dev *dev;
-	uint64_t base;               /* bytes before the data area */
-	uint8_t *buf;                /* the window */
-	struct segment *seg;
-	int n, cap;
-	bool write;
-	int rc;
-	struct diag d;
-};
-
-/* A window of the array's bytes and where its pieces lie on the members. */
-struct read_window {
-	uint64_t off;
-	size_t len;
-	uint8_t *buf;
-	struct member_segments *ms;  /* per role */
-};
-
-/* Picks the copy to read: the present copies take turns, so a mirror's
- * members share the work of a long read. */
-static const struct copy *pick_copy(struct array *a, const struct copy *c, int n, uint64_t turn)
-{
-	const struct copy *present[ST_MAX_DISKS];
-	int k = 0, i;
-
-	for (i = 0; i < n; i++)
-		if (a->role[c[i].role])
-			present[k++] = &c[i];
-	return k ? present[turn % (uint64_t)k] : NULL;
-}
-
-static int add_segment(struct member_segments *ms, uint64_t area_off, size_t buf_off, size_t len)
-{
-	struct segment *s;
-
-	if (ms->n && ms->seg[ms->n - 1].area_off + ms->seg[ms->n - 1].len == area_off &&
-	    ms->seg[ms->n - 1].buf_off + ms->seg[ms->n - 1].len == buf_off) {
-		ms->seg[ms->n - 1].len += len;
-		return 0;
-	}
-	if (ms->n == ms->cap) {
-		int cap = ms->cap ? 2 * ms->cap : 16;
-
-		s = realloc(ms->seg, (size_t)cap * sizeof(*s));
-		if (!s)
-			return -1;
-		ms->seg = s;
-		ms->cap = cap;
-	}
-	ms->seg[ms->n++] = (struct segment){ area_off, buf_off, len };
-	return 0;
-}
-
-/* One piece of the array's bytes: where it lies in each of its copies, up
- * to the end of a chunk (or zone), of the range, or of a COPY_BYTES turn. */
-struct piece {
-	struct copy c[ST_MAX_DISKS];
-	int n;
-	const struct copy *pick;     /* the copy to read, NULL when none is present */
-	size_t len;
-};
-
-static void piece_at(struct array *a, uint64_t at, size_t left, struct piece *p)
-{
-	uint64_t run, len;
-
-	p->n = layout_locate(&a->geo, at / 512, p->c, &run);
-	p->pick = pick_copy(a, p->c, p->n, at / COPY_BYTES);
-	len = run * 512 - at % 512;
-	if (len > left)
-		len = left;
-	if (len > COPY_BYTES - at % COPY_BYTES)
-		len = COPY_BYTES - at % COPY_BYTES;
-	p->len = (size_t)len;
-}
-
-/* Bytes from the start of the member where a copy of array byte at lies. */
-static uint64_t member_pos(const struct member *m, const struct copy *c, uint64_t at)
-{
-	return (m->sb.data_offset + c->sector) * 512 + at % 512;
-}
-
-/* Splits array bytes [off, off + len) into per-member segments: one copy
- * of each piece to read, or every present copy to write.  A RAID4/5/6
- * piece on a missing member goes to that member's segments, to be
- * rebuilt from parity. */
-static int plan_window(struct array *a, uint64_t off, size_t len, struct member_segments *ms,
-		       bool every_copy, struct diag *d)
-{
-	bool parity = layout_has_parity(a->geo.level);
-	struct piece p;
-	size_t done;
-	int i;
-
-	for (done = 0; done < len; done += p.len) {
-		uint64_t at = off + done;
-
-		piece_at(a, at, len - done, &p);
-		if (!p.pick && !parity)
-			return diag_fail(d, "no member holds array sector %llu", (unsigned long long)(at / 512));
-		for (i = 0; i < p.n; i++) {
-			if (p.pick ? (!a->role[p.c[i].role] || (!every_copy && &p.c[i] != p.pick)) : every_copy)
-				continue;
-			if (add_segment(&ms[p.c[i].role], p.c[i].sector * 512 + at % 512, done, p.len) < 0)
-				return diag_fail(d, "out of memory");
-		}
-	}
-	return 0;
-}
-
-int stripe_member_runs(struct array *a, uint64_t off, size_t len, struct member_run *r, int max)
-{
-	struct piece p;
-	size_t done;
-	int n = 0;
-
-	for (done = 0; done < len; done += p.len) {
-		uint64_t at = off + done, pos;
-		const struct member *m;
-
-		piece_at(a, at, len - done, &p);
-		if (!p.pick)
-			return -1;
-		m = a->role[p.pick->role];
-		pos = member_pos(m, p.pick, at);
-		if (n && r[n - 1].member == m && r[n - 1].pos + r[n - 1].len == pos) {
-			r[n - 1].len += p.len;
-			continue;
-		}
-		if (n == max)
-			return -1;
-		r[n++] = (struct member_run){ m, pos, p.len };
-	}
-	return n;
-}
-
-static void window_member_run(void *p)
-{
-	struct member_segments *ms = p;
-	int i;
-
-	for (i = 0; ms->dev && i < ms->n && ms->rc == 0; i++) {
-		uint8_t *at = ms->buf + ms->seg[i].buf_off;
-		uint64_t pos = ms->base + ms->seg[i].area_off;
-
-		if (ms->write)
-			ms->rc = dev_write(ms->dev, at, ms->seg[i].len, pos, &ms->d);
-		else
-			ms->rc = dev_read(ms->dev, at, ms->seg[i].len, pos, &ms->d);
-	}
-}
-
 /* Fills buf from source until len bytes or the end of the input. */
 static long long fill_from(stripe_source source, void *ctx, uint8_t *buf, size_t len, struct diag *d)
 {
@@ -277,160 +114,6 @@ static long long take_input(struct write_input *in, uint8_t *buf, uint64_t off, 
 	return fill_from(in->source, in->ctx, buf, len, d);
 }
 
-/* Array bytes [at, at + len) into buf from a copy other than role's, a
- * run of sectors at a time; fails when no other copy reads. */
-static int read_other_copy(struct array *a, int role, uint64_t at, uint8_t *buf, size_t len,
-			   const struct dev *failed, uint64_t failed_off, struct diag *d)
-{
-	struct copy c[ST_MAX_DISKS];
-	struct diag why;
-
-	while (len > 0) {
-		uint64_t run;
-		int n = layout_locate(&a->geo, at / 512, c, &run), i;
-		size_t piece = run * 512 - at % 512 < len ? (size_t)(run * 512 - at % 512) : len;
-
-		for (i = 0; i < n; i++) {
-			struct member *m = a->role[c[i].role];
-
-			if (m && c[i].role != role &&
-			    dev_read(&m->dev, buf, piece, (m->sb.data_offset + c[i].sector) * 512 + at % 512, &why) == 0)
-				break;
-		}
-		if (i == n)
-			return diag_fail(d, "%s: read error at byte %llu, and no other copy of array byte %llu reads",
-					 failed->path, (unsigned long long)failed_off, (unsigned long long)at);
-		at += piece;
-		buf += piece;
-		len -= piece;
-	}
-	return 0;
-}
-
-/* RAID1/10: a role's window segments that failed, read again a page at a
- * time, each page that fails read from another copy, as md's raid1 and
- * raid10 do. */
-static int mend_copies(struct array *a, int role, const struct member_segments *ms, uint64_t off,
-		       struct diag *d)
-{
-	int s;
-
-	for (s = 0; s < ms->n; s++) {
-		const struct segment *sg = &ms->seg[s];
-		size_t x, piece;
-
-		for (x = 0; x < sg->len; x += piece) {
-			uint64_t moff = ms->base + sg->area_off + x;
-			uint8_t *at = ms->buf + sg->buf_off + x;
-			struct diag why;
-
-			piece = ROWS_PAGE - moff % ROWS_PAGE < sg->len - x ? ROWS_PAGE - moff % ROWS_PAGE : sg->len - x;
-			if (dev_read(ms->dev, at, piece, moff, &why) == 0)
-				continue;
-			if (read_other_copy(a, role, off + sg->buf_off + x, at, piece, ms->dev, moff, d) < 0)
-				return -1;
-			if (a->read_mended)
-				a->read_mended(a->read_mended_ctx, a->role[role], moff, piece);
-		}
-	}
-	return 0;
-}
-
-/* What a row engine walk rebuilds for one segment of a window: the
- * role's data area bytes [lo, hi), into dst. */
-/* What a row engine walk rebuilds for one segment of a window: the
- * role's data area bytes [lo, hi), into dst. */
-struct segment_mend {
-	struct array *a;
-	int role;
-	uint64_t lo, hi;
-	uint8_t *dst;
-};
-
-/* Fails naming the member whose unreadable page the row could not spare,
- * and the array bytes of the row. */
-static int beyond_mending(const struct array *a, const struct rows_piece *p, size_t pg, struct diag *d)
-{
-	uint64_t chunk = (uint64_t)a->geo.chunk_sectors * 512, row_bytes = chunk * (uint64_t)p->map->data_disks;
-	int i, bad = -1;
-
-	for (i = 0; i < a->geo.raid_disks; i++)
-		if (a->role[i] && p->lost[i][pg])
-			bad = i;
-	if (bad < 0)
-		return diag_fail(d, "too many members missing to rebuild a stripe");
-	return diag_fail(d, "%s: read error at byte %llu, and too little redundancy left in its "
-			 "stripe to rebuild it (array bytes %llu to %llu)", a->role[bad]->dev.path,
-			 (unsigned long long)(a->role[bad]->sb.data_offset * 512 + p->row * chunk + p->at +
-					      pg * ROWS_PAGE),
-			 (unsigned long long)(p->row * row_bytes), (unsigned long long)((p->row + 1) * row_bytes));
-}
-
-/* The piece's bytes of role within data area bytes [lo, hi) into dst,
- * which stands for byte lo; fails where a page of them was lost beyond
- * mending. */
-static int take_role(const struct array *a, const struct rows_piece *p, int role, uint64_t lo, uint64_t hi,
-		     uint8_t *dst, struct diag *d)
-{
-	uint64_t ps = p->row * ((uint64_t)a->geo.chunk_sectors * 512) + p->at, pe = ps + p->len;
-	uint64_t from = ps > lo ? ps : lo, to = pe < hi ? pe : hi, pg;
-
-	if (from >= to)
-		return 0;
-	for (pg = (from - ps) / ROWS_PAGE; p->nbeyond && pg * ROWS_PAGE < to - ps; pg++)
-		if (p->beyond[pg] && p->lost[role][pg])
-			return beyond_mending(a, p, (size_t)pg, d);
-	memcpy(dst + (from - lo), p->block[role] + (from - ps), (size_t)(to - from));
-	return 0;
-}
-
-/* The row engine's visit: the mended piece's bytes of the segment. */
-static int take_mended(void *ctx, struct rows_piece *p, struct diag *d)
-{
-	struct segment_mend *sm = ctx;
-
-	return take_role(sm->a, p, sm->role, sm->lo, sm->hi, sm->dst, d);
-}
-
-/* RAID4/5/6: a role's window segments that were not read (its member
- * missing, or a read that failed), rebuilt by the row engine from the
- * rest of their rows: it reads every member's pages of the segment, finds
- * which are unreadable and mends them from P/Q. */
-static int mend_from_parity(struct rows_engine *re, int role, const struct member_segments *ms,
-			    struct diag *d)
-{
-	int s, rc = 0;
-
-	for (s = 0; rc == 0 && s < ms->n; s++) {
-		const struct segment *sg = &ms->seg[s];
-		struct segment_mend sm = { .a = re->a, .role = role, .lo = sg->area_off,
-					   .hi = sg->area_off + sg->len, .dst = ms->buf + sg->buf_off };
-		struct rows_walk w = { .a = re->a, .from = sm.lo / ROWS_PAGE * ROWS_PAGE,
-				       .to = (sm.hi + ROWS_PAGE - 1) / ROWS_PAGE * ROWS_PAGE,
-				       .mend = true, .visit = take_mended, .ctx = &sm };
-
-		rc = rows_engine_walk(re, &w, d);
-	}
-	return rc;
-}
-
-/* Reads that did not give a window's bytes, given them another way: from
- * the other copies, or rebuilt from parity. */
-static int mend_window(struct rows_engine *re, struct member_segments *ms, uint64_t off, struct diag *d)
-{
-	struct array *a = re->a;
-	int i, rc = 0;
-
-	for (i = 0; rc == 0 && i < a->geo.raid_disks; i++) {
-		if (ms[i].n == 0 || (ms[i].dev && ms[i].rc == 0))
-			continue;
-		rc = layout_has_parity(a->geo.level) ? mend_from_parity(re, i, &ms[i], d)
-						     : mend_copies(a, i, &ms[i], off, d);
-		ms[i].rc = 0;
-	}
-	return rc;
-}
-
 /* Plans a window of array bytes and starts its member I/O on the pool. */
 static int window_start(struct stripe_engine *e, struct read_window *w, uint64_t off, size_t len,
 			uint8_t *buf, bool write, struct diag *d)
@@ -450,7 +133,7 @@ static int window_start(struct stripe_engine *e, struct read_window *w, uint64_t
 		ms->rc = 0;
 		ms->write = write;
 	}
-	if (plan_window(a, off, len, w->ms, write, d) < 0)
+	if (window_plan(a, off, len, w->ms, write, d) < 0)
 		return -1;
 	pool_submit(&e->rows.pool, window_member_run, w->ms, sizeof(*w->ms));
 	return 0;
@@ -507,7 +190,7 @@ static int emit_row(void *ctx, struct rows_piece *p, struct diag *d)
 		role = p->map->data[dd];
 		for (pg = (lo - cb) / ROWS_PAGE; p->nbeyond && pg * ROWS_PAGE < hi - cb; pg++)
 			if (p->beyond[pg] && p->lost[role][pg])
-				return beyond_mending(r->a, p, (size_t)pg, d);
+				return window_beyond(r->a, p, (size_t)pg, d);
 		if (r->sink(r->ctx, p->block[role] + (lo - cb), (size_t)(hi - lo), d) < 0)
 			return -1;
 	}
@@ -556,7 +239,7 @@ static int read_windows(struct stripe_engine *e, struct stripe_buffers *sb, uint
 
 		pool_wait(&e->rows.pool);
 		if (window_lost(e->a, &w[cur]))
-			rc = mend_window(&e->rows, w[cur].ms, w[cur].off, d);
+			rc = window_mend(&e->rows, w[cur].ms, w[cur].off, d);
 		if (rc == 0 && next < end)
 			rc = window_start(e, &w[!cur], next, end - next < size ? (size_t)(end - next) : size,
 					  w[!cur].buf, false, d);
@@ -672,7 +355,7 @@ static int read_unchanged(struct stripe_engine *e, struct parity_batch *b, uint6
 		seg = (struct segment){ .area_off = c.sector * 512 + from % 512, .len = len };
 		ms.buf = b->buf[c.role] + (seg.area_off - row0 * b->chunk);
 		if (!m || dev_read(&m->dev, ms.buf, len, m->sb.data_offset * 512 + seg.area_off, &why) < 0)
-			if (mend_from_parity(&e->rows, c.role, &ms, d) < 0)
+			if (window_mend_parity(&e->rows, c.role, &ms, d) < 0)
 				return -1;
 		from += len;
 	}
@@ -779,12 +462,12 @@ static void buffers_free(struct stripe_buffers *sb, int n)
 	free(sb);
 }
 
-/* Bytes of a window: a megabyte per member, up to eight, so that a
- * window keeps several members busy and two of them stay a quarter of the
+/* Bytes of a window: a member's batch share per member, up to eight, so
+ * that a window keeps several members busy and two of them stay half the
  * row engine's budget. */
 static size_t window_bytes(int n)
 {
-	return (size_t)COPY_BYTES * (size_t)(n < 8 ? n : 8);
+	return (size_t)ROWS_MEMBER_MAX * (size_t)(n < 8 ? n : 8);
 }
 
 static int windows_alloc(struct stripe_buffers *sb, int n)
