@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# Arrays whose stripe row is larger than half the memory budget (40 members
+# of 512K chunks: a row is 20 MiB): reads, writes and checks work in parts
+# of a chunk, and still give md's bytes, degraded and around read errors.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+	M=()
+	local i
+	for i in $(seq -w 0 39); do M+=("$D/m$i.img"); done
+	stripe-create -q -l 6 -c 512K --image-size 4M "${M[@]}"
+	# a slice of urandom across three rows, starting and ending inside one
+	head -c $((45 << 20)) /dev/urandom > "$D/data"
+	OFF=12345
+}
+
+# The members without roles $1 and $2.
+without() {
+	printf '%s\n' "${M[@]}" | grep -v -e "m$1.img" -e "m$2.img"
+}
+
+@test "a write across wide rows at an unaligned offset changes exactly those bytes" {
+	local size
+	size=$(stripe-examine --json "${M[@]}" | jq -r .array.size_bytes)
+	stripe-write --progress none --offset $OFF -i "$D/data" "${M[@]}"
+	stripe-read -o "$D/after" "${M[@]}"
+	{ head -c $OFF /dev/zero; cat "$D/data"; head -c $((size - OFF - (45 << 20))) /dev/zero; } > "$D/expect"
+	cmp "$D/expect" "$D/after"
+}
+
+@test "after a write across wide rows the parity is consistent" {
+	stripe-write --progress none --offset $OFF -i "$D/data" "${M[@]}"
+	run stripe-check --progress none "${M[@]}"
+	assert_success
+}
+
+@test "a wide raid6 with two members missing gives the written bytes" {
+	stripe-write --progress none --offset $OFF -i "$D/data" "${M[@]}"
+	cmp "$D/data" <(stripe-read -q --offset $OFF --length $((45 << 20)) $(without 03 21))
+}
+
+@test "a write inside wide rows with two members missing keeps the rest of the rows and its own bytes" {
+	# into row 1 (array bytes 19 MiB on), 500000 bytes into its first data
+	# chunk, which is on m00, missing: the rest of that chunk is rebuilt
+	local at=$((38 * 524288 + 500000))
+	stripe-write --progress none -i "$D/data" "${M[@]}"
+	head -c $((7 << 20)) /dev/urandom > "$D/data2"
+	stripe-write -q --progress none --offset $at -i "$D/data2" $(without 00 39)
+	{ head -c $at "$D/data"; cat "$D/data2"; tail -c +$((at + (7 << 20) + 1)) "$D/data"; } > "$D/expect"
+	cmp "$D/expect" <(stripe-read -q --length $((45 << 20)) $(without 00 39))
+}
+
+@test "a read error on a member of a wide raid6 is read around and named" {
+	local m5
+	stripe-write --progress none --offset $OFF -i "$D/data" "${M[@]}"
+	m5=$(($(stripe-examine --json "${M[@]}" | jq -r '.members[0].data_offset_sectors') * 512))
+	STRIPE_FAULT_READ="m05.img:$((m5 + 3 * 4096)):8192" \
+		run --separate-stderr stripe-read --offset $OFF --length $((45 << 20)) -o "$D/out" "${M[@]}"
+	assert_failure 1
+	cmp "$D/data" "$D/out"
+	[[ $stderr == *"m05.img: read error at bytes $((m5 + 3 * 4096))-$((m5 + 5 * 4096 - 1)) (8192 bytes); rebuilt from the other members"* ]] ||
+		fail "stderr: $stderr"
+}
+
+@test "a read error where a wide raid6 has no redundancy left stops with status 2, naming member and bytes" {
+	local m5
+	m5=$(($(stripe-examine --json "${M[@]}" | jq -r '.members[0].data_offset_sectors') * 512))
+	STRIPE_FAULT_READ="m05.img:$m5:4096" \
+		run --separate-stderr stripe-read -q -o "$D/out" $(without 00 39)
+	assert_failure 2
+	[[ $stderr == *"m05.img: read error at byte $m5, and too little redundancy left in its stripe to rebuild it (array bytes 0 to $((38 << 19)))"* ]] ||
+		fail "stderr: $stderr"
+}
