@@ -9,12 +9,13 @@
 #include "raid/parity.h"
 #include "io/pool.h"
 
-/* One of the two buffer sets: the pool's workers fill one while the
- * caller's visit works on the other. */
+/* One of the two buffer sets: the pool's workers fill (or write) one
+ * while the caller's visit works on the other. */
 struct rows_batch {
 	uint64_t pos;                    /* member bytes [pos, pos + len) */
 	size_t len;
-	uint8_t *buf;                    /* per role: the engine's bytes */
+	bool read;                       /* its bytes came from the members (lost flags, mending) */
+	uint8_t *buf;                    /* per role: the walk's stride */
 	uint8_t *bad;                    /* per role and page: lost */
 	struct member_io *io;            /* per role */
 };
@@ -34,12 +35,12 @@ size_t rows_batch_bytes(int n, size_t chunk, size_t budget)
 
 static uint8_t *role_buf(const struct rows_engine *e, const struct rows_batch *b, int role)
 {
-	return b->buf + (size_t)role * e->bytes;
+	return b->buf + (size_t)role * e->stride;
 }
 
 static uint8_t *role_bad(const struct rows_engine *e, const struct rows_batch *b, int role)
 {
-	return b->bad + (size_t)role * e->pages;
+	return b->bad + (size_t)role * (e->stride / ROWS_PAGE);
 }
 
 /* Starts the read of [pos, pos + len) of every present member into b.  A
@@ -49,7 +50,8 @@ static void batch_submit(struct rows_engine *e, struct rows_batch *b, uint64_t p
 	int i;
 
 	b->pos = pos;
-	b->len = e->w->to - pos < e->bytes ? (size_t)(e->w->to - pos) : e->bytes;
+	b->len = e->w->to - pos < e->stride ? (size_t)(e->w->to - pos) : e->stride;
+	b->read = true;
 	for (i = 0; i < e->n; i++) {
 		struct member *m = e->a->role[i];
 
@@ -139,9 +141,10 @@ static int batch_visit(struct rows_engine *e, struct rows_batch *b, struct diag 
 	uint64_t s = b->pos, end = b->pos + b->len;
 	int rc = 0, i;
 
-	while (rc == 0 && s < end) {
+	while (rc == 0 && s < end && s < e->w->to) {
 		struct stripe_map map;
-		struct rows_piece p = { .row = s / e->chunk, .at = (size_t)(s % e->chunk), .map = &map };
+		struct rows_piece p = { .row = s / e->chunk, .at = (size_t)(s % e->chunk), .map = &map,
+					.zero = e->zero };
 		size_t off = (size_t)(s - b->pos);
 
 		p.len = e->chunk - p.at < end - s ? e->chunk - p.at : (size_t)(end - s);
@@ -150,7 +153,7 @@ static int batch_visit(struct rows_engine *e, struct rows_batch *b, struct diag 
 			p.block[i] = role_buf(e, b, i) + off;
 			p.lost[i] = role_bad(e, b, i) + off / ROWS_PAGE;
 		}
-		if (e->w->mend)
+		if (e->w->mend && b->read)
 			mend_piece(e, &p);
 		rc = e->w->visit(e->w->ctx, &p, d);
 		s += p.len;
@@ -166,38 +169,11 @@ void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_byt
 	e->chunk = (size_t)a->geo.chunk_sectors * 512;
 	/* a RAID0/1/10 engine only lends its pool */
 	e->bytes = member_bytes ? member_bytes : e->chunk ? rows_batch_bytes(e->n, e->chunk, ROWS_BUDGET) : ROWS_PAGE;
-	e->pages = e->bytes / ROWS_PAGE;
 	pool_start(&e->pool, e->n, e->n);
 }
 
-/* The batch buffers, at the first walk: an engine that only lends its
- * pool (a read of a healthy array) never makes them. */
-static int engine_buffers(struct rows_engine *e)
+static void buffers_free(struct rows_engine *e)
 {
-	size_t i;
-
-	if (e->batch)
-		return 0;
-	e->batch = calloc(2, sizeof(*e->batch));
-	e->arena = dev_alloc_huge(2 * (size_t)e->n * e->bytes);
-	e->bad = calloc(2 * (size_t)e->n * e->pages, 1);
-	e->beyond = calloc(e->pages, 1);
-	e->zero = dev_alloc(e->bytes);
-	if (!e->batch || !e->arena || !e->bad || !e->beyond || !e->zero)
-		return -1;
-	memset(e->zero, 0, e->bytes);
-	for (i = 0; i < 2; i++) {
-		e->batch[i].buf = e->arena + i * (size_t)e->n * e->bytes;
-		e->batch[i].bad = e->bad + i * (size_t)e->n * e->pages;
-		if (!(e->batch[i].io = calloc((size_t)e->n, sizeof(*e->batch[i].io))))
-			return -1;
-	}
-	return 0;
-}
-
-void rows_engine_stop(struct rows_engine *e)
-{
-	pool_stop(&e->pool);
 	if (e->batch) {
 		free(e->batch[0].io);
 		free(e->batch[1].io);
@@ -208,19 +184,59 @@ void rows_engine_stop(struct rows_engine *e)
 	free(e->beyond);
 	free(e->zero);
 	e->batch = NULL;
+	e->arena = e->bad = e->beyond = e->zero = NULL;
+	e->room = e->piece_room = 0;
+}
+
+/* Room for nb batches of stride bytes of every member, made at the first
+ * walk (an engine that only lends its pool never makes it) and made anew
+ * only when a walk needs more: a reading walk needs the budget's, a write
+ * a row at least. */
+static int engine_room(struct rows_engine *e, size_t stride, int nb)
+{
+	size_t need = (size_t)nb * (size_t)e->n * stride, piece = stride < e->chunk ? stride : e->chunk;
+	size_t least = 2 * (size_t)e->n * e->bytes;
+	int i;
+
+	if (!e->batch || need > e->room || piece > e->piece_room) {
+		buffers_free(e);
+		e->room = need > least ? need : least;
+		e->piece_room = piece > e->bytes ? piece : e->bytes;
+		e->batch = calloc(2, sizeof(*e->batch));
+		e->arena = dev_alloc_huge(e->room);
+		e->bad = calloc(e->room / ROWS_PAGE, 1);
+		e->beyond = calloc(e->piece_room / ROWS_PAGE, 1);
+		e->zero = dev_alloc(e->piece_room);
+		if (!e->batch || !e->arena || !e->bad || !e->beyond || !e->zero)
+			return -1;
+		memset(e->zero, 0, e->piece_room);
+		for (i = 0; i < 2; i++)
+			if (!(e->batch[i].io = calloc((size_t)e->n, sizeof(*e->batch[i].io))))
+				return -1;
+	}
+	e->stride = stride;
+	e->nbatches = nb;
+	for (i = 0; i < nb; i++) {
+		e->batch[i].buf = e->arena + (size_t)i * (size_t)e->n * stride;
+		e->batch[i].bad = e->bad + (size_t)i * (size_t)e->n * (stride / ROWS_PAGE);
+	}
+	return 0;
+}
+
+void rows_engine_stop(struct rows_engine *e)
+{
+	pool_stop(&e->pool);
+	buffers_free(e);
 }
 
 /* Double buffered: the workers read the next batch while this thread
  * visits the last one.  A caller that writes back (check's repair) writes
  * behind the batch being read, so the two never touch the same bytes. */
-int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
+static int read_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
 {
 	uint64_t pos = w->from;
 	int rc = 0, cur = 0;
 
-	if (engine_buffers(e) < 0)
-		return diag_fail(d, "out of memory for %d members' batches", e->n);
-	e->w = w;
 	if (pos < w->to)
 		batch_submit(e, &e->batch[0], pos);
 	for (; rc == 0 && pos < w->to; cur = !cur) {
@@ -234,6 +250,99 @@ int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
 	}
 	/* a visit that stopped the walk leaves the read ahead in flight */
 	pool_wait(&e->pool);
+	return rc;
+}
+
+/* A write's batches: whole rows, two batches where two fit the room a
+ * reading walk has, else one row alone (more than the budget where one
+ * row is). */
+static void fill_layout(const struct rows_engine *e, size_t *stride, int *nb)
+{
+	size_t room = 2 * (size_t)e->n * e->bytes, row = (size_t)e->n * e->chunk;
+
+	*nb = room >= 2 * row ? 2 : 1;
+	*stride = room >= 2 * row ? room / (2 * row) * e->chunk : e->chunk;
+}
+
+/* Starts the write of batch b, as far as the walk goes, to every present
+ * member. */
+static void batch_write(struct rows_engine *e, struct rows_batch *b)
+{
+	size_t len = e->w->to - b->pos < b->len ? (size_t)(e->w->to - b->pos) : b->len;
+	int i;
+
+	for (i = 0; i < e->n; i++) {
+		struct member *m = e->a->role[i];
+
+		b->io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = role_buf(e, b, i), .len = len,
+					       .write = true, .off = m ? m->sb.data_offset * 512 + b->pos : 0 };
+	}
+	b->len = len;
+	pool_submit(&e->pool, member_io_run, b->io, sizeof(*b->io));
+}
+
+/* Waits for the write in flight, if any, and moves written on past it. */
+static int write_collect(struct rows_engine *e, struct rows_batch *b, struct diag *d)
+{
+	if (!e->pool.busy)
+		return 0;
+	if (member_io_wait(&e->pool, b->io, e->n, d) < 0)
+		return -1;
+	e->w->written = b->pos + b->len;
+	return 0;
+}
+
+/* A write: each batch read first where the walk keeps some of its bytes
+ * (the pool does one job at a time, so the write in flight goes first),
+ * handed to the visit to fill, then written while the next is filled. */
+static int fill_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
+{
+	uint64_t pos = w->from;
+	int rc = 0, cur = 0, nb = e->nbatches;
+	struct diag wd;
+
+	w->written = w->from;
+	while (rc == 0 && pos < w->to) {
+		struct rows_batch *b = &e->batch[cur], *prev = &e->batch[(cur + 1) % nb];
+		size_t len = w->to - pos < e->stride ? (size_t)(w->to - pos) : e->stride;
+		bool keep = w->keep && w->keep(w->ctx, pos, len);
+
+		if ((nb == 1 || keep) && write_collect(e, prev, d) < 0)
+			return -1;
+		if (keep) {
+			batch_submit(e, b, pos);
+			batch_collect(e, b);
+		} else {
+			*b = (struct rows_batch){ .pos = pos, .len = len, .buf = b->buf, .bad = b->bad, .io = b->io };
+			memset(b->bad, 0, (size_t)e->n * (len / ROWS_PAGE));
+		}
+		rc = batch_visit(e, b, d);
+		if (rc == 0)
+			rc = write_collect(e, prev, d);
+		if (rc == 0 && pos < w->to)
+			batch_write(e, b);
+		pos += len;
+		cur = (cur + 1) % nb;
+	}
+	/* d may already hold the visit's failure, which comes first */
+	if (write_collect(e, &e->batch[(cur + 1) % nb], &wd) < 0 && rc == 0) {
+		*d = wd;
+		rc = -1;
+	}
+	return rc;
+}
+
+int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
+{
+	size_t stride = e->bytes;
+	int nb = 2, rc;
+
+	if (w->fill)
+		fill_layout(e, &stride, &nb);
+	if (engine_room(e, stride, nb) < 0)
+		return diag_fail(d, "out of memory for %d members' batches", e->n);
+	e->w = w;
+	rc = w->fill ? fill_walk(e, w, d) : read_walk(e, w, d);
 	e->w = NULL;
 	return rc;
 }

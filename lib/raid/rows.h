@@ -45,6 +45,7 @@ struct rows_piece {
 	 * level rebuilds, so the page holds no trustworthy bytes. */
 	const uint8_t *beyond;
 	int nbeyond;                     /* how many such pages */
+	uint8_t *zero;                   /* zeroes, the piece's length: DDF's empty slots */
 };
 
 typedef int (*rows_visit)(void *ctx, struct rows_piece *p, struct diag *d);
@@ -57,6 +58,18 @@ struct rows_walk {
 	rows_visit visit;                /* returns 0 to go on */
 	void *ctx;
 	uint64_t read_errors;            /* out: pages of present members that could not be read */
+
+	/* A write: the visit fills every block of each piece (data and
+	 * parity), and the engine writes each batch to every present member
+	 * after its visits.  Batches are whole rows (from and to too), each
+	 * piece a whole chunk of a row, so the visit can take a stream in
+	 * array order.  A batch is read first (and mended, with mend) only
+	 * where keep says it holds bytes the write leaves as they are.  A
+	 * visit may end the walk early by lowering to to a row's end: nothing
+	 * past it is written. */
+	bool fill;
+	bool (*keep)(void *ctx, uint64_t pos, size_t len);
+	uint64_t written;                /* out: [from, written) is on every present member */
 };
 
 struct rows_batch;
@@ -69,12 +82,15 @@ struct rows_batch;
 struct rows_engine {
 	struct array *a;
 	int n;                           /* roles */
-	size_t chunk, bytes, pages;      /* bytes and pages: a member's share of a batch */
+	size_t chunk, bytes;             /* bytes: a member's share of a reading walk's batch */
+	size_t stride;                   /* a member's share of a batch in the walk under way */
+	int nbatches;                    /* 2, or 1 for a write whose row is over the budget */
 	struct rows_batch *batch;        /* two, made at the first walk */
+	size_t room, piece_room;         /* bytes the arena holds; the longest piece beyond and zero hold */
 	uint8_t *arena;                  /* every batch buffer, in one allocation */
 	uint8_t *bad;                    /* every batch's lost flags */
 	uint8_t *beyond;                 /* per page of the piece being mended */
-	uint8_t *zero;                   /* a zero run of the batch's size (DDF slots) */
+	uint8_t *zero;                   /* a zero run of the longest piece (DDF slots) */
 	struct pool pool;                /* also for the caller's own jobs between walks */
 	struct rows_walk *w;             /* the walk under way */
 };

@@ -11,68 +11,13 @@
 #include "raid/rows.h"
 #include "raid/window.h"
 
-/* A RAID4/5/6 write's batch of whole rows: each role's chunks of the
- * rows, filled with the input and fresh parity, then written. */
-struct parity_batch {
-	struct array *a;
-	size_t chunk;                /* bytes */
-	uint64_t rows;               /* rows per batch */
-	uint8_t **buf;               /* per role: rows * chunk bytes */
-	uint8_t *zero;               /* one zero chunk, for DDF's empty slots */
-	struct member_io *io;        /* per role */
-};
-
-static int batch_alloc(struct parity_batch *b, struct array *a, uint64_t rows, uint8_t *zero,
-		       struct diag *d)
-{
-	int n = a->geo.raid_disks, i;
-
-	*b = (struct parity_batch){ .a = a, .chunk = (size_t)a->geo.chunk_sectors * 512, .rows = rows,
-				    .zero = zero };
-	b->buf = calloc((size_t)n, sizeof(*b->buf));
-	b->io = calloc((size_t)n, sizeof(*b->io));
-	if (!b->buf || !b->io)
-		return diag_fail(d, "out of memory");
-	for (i = 0; i < n; i++)
-		if (!(b->buf[i] = dev_alloc(rows * b->chunk)))
-			return diag_fail(d, "out of memory");
-	return 0;
-}
-
 /* What an engine works in, made at its first call and kept until it stops:
  * fresh memory for every call would cost a page fault per page each time,
  * and a map makes a call per request. */
 struct stripe_buffers {
-	struct parity_batch b[2];    /* RAID4/5/6 writes */
-	int nbatches;                /* 1 where two batches of a row would pass the budget */
-	uint8_t *zero;               /* RAID4/5/6 writes: one zero chunk */
 	struct read_window *win;     /* two: reads, and RAID0/1/10 writes (the first) */
 	size_t window_bytes;
 };
-
-static void batch_free(struct parity_batch *b)
-{
-	int i;
-
-	for (i = 0; b->buf && i < b->a->geo.raid_disks; i++)
-		free(b->buf[i]);
-	free(b->buf);
-	free(b->io);
-}
-
-/* Sets up the member writes of rows [row, row + nrows). */
-static void batch_write(struct parity_batch *b, uint64_t row, uint64_t nrows)
-{
-	int i;
-
-	for (i = 0; i < b->a->geo.raid_disks; i++) {
-		struct member *m = b->a->role[i];
-
-		b->io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = b->buf[i],
-					       .len = nrows * b->chunk, .write = true,
-					       .off = m ? m->sb.data_offset * 512 + row * b->chunk : 0 };
-	}
-}
 
 /* Fills buf from source until len bytes or the end of the input. */
 static long long fill_from(stripe_source source, void *ctx, uint8_t *buf, size_t len, struct diag *d)
@@ -284,157 +229,160 @@ static int write_copies(struct stripe_engine *e, struct stripe_buffers *sb, uint
 	return rc < 0 ? -1 : 0;
 }
 
-/* Fresh P (and Q) for one row from its data chunks in the batch. */
-static void gen_parity_row(struct parity_batch *b, const struct stripe_map *m, uint64_t k)
-{
-	void *blocks[ST_MAX_DISKS + 2];
-	int nd = layout_row_blocks(m, b->buf, k * b->chunk, b->zero, blocks);
+/* A RAID4/5/6 write on the row engine: each row's data chunks filled
+ * from the input in array order, and fresh parity. */
+struct row_writer {
+	struct array *a;
+	struct write_input *in;
+	uint64_t off, end;           /* array bytes to write */
+	uint64_t taken;              /* the input gave [off, taken) */
+	bool read;                   /* the batch being filled was read first */
+	struct rows_walk *w;
+};
 
-	if (m->qd < 0)
-		parity_xor(blocks[nd], blocks, nd, b->chunk);
-	else
-		parity_gen_pq(nd, b->chunk, blocks);
+static uint64_t row_bytes_of(const struct array *a)
+{
+	return (uint64_t)a->geo.chunk_sectors * 512 * (uint64_t)a->geo.data_disks;
 }
 
-/* The input's array bytes [lo, hi) straight into the data chunks of the
- * batch's rows (from row0 on), in array order; how many bytes it gave,
- * fewer only where the input ended, or -1. */
-static long long fill_rows(struct parity_batch *b, uint64_t row0, struct write_input *in, uint64_t lo,
-			   uint64_t hi, struct diag *d)
+/* The row engine asks before each batch: one whose rows the write covers
+ * only in part is read first, and mended, so its kept bytes are there. */
+static bool row_keeps(void *ctx, uint64_t pos, size_t len)
 {
-	uint64_t row_bytes = b->chunk * (uint64_t)b->a->geo.data_disks, k;
-	long long got = 0;
+	struct row_writer *r = ctx;
+	uint64_t chunk = (uint64_t)r->a->geo.chunk_sectors * 512, row_bytes = row_bytes_of(r->a);
 
-	for (k = 0; row0 * row_bytes + k * row_bytes < hi; k++) {
-		struct stripe_map map;
-		int dd;
+	r->read = pos / chunk * row_bytes < r->off || (pos + len) / chunk * row_bytes > r->end;
+	return r->read;
+}
 
-		layout_stripe(&b->a->geo, row0 + k, &map);
-		for (dd = 0; dd < map.data_disks; dd++) {
-			uint64_t cb = (row0 + k) * row_bytes + (uint64_t)dd * b->chunk, ce = cb + b->chunk;
-			uint64_t from = cb > lo ? cb : lo, to = ce < hi ? ce : hi;
-			uint8_t *dst = b->buf[map.data[dd]] + k * b->chunk + (from - cb);
-			long long n = (long long)(to - from);
+/* Fails where a page the write keeps, in a data chunk of the row, was
+ * lost beyond mending: its parity could not be made. */
+static int kept_beyond(const struct row_writer *r, const struct rows_piece *p, uint64_t lo, uint64_t hi,
+		       struct diag *d)
+{
+	uint64_t chunk = (uint64_t)r->a->geo.chunk_sectors * 512, rb = p->row * row_bytes_of(r->a);
+	size_t pg;
+	int dd;
 
-			if (from >= to)
-				continue;
-			if (in->data)
-				memcpy(dst, in->data + (from - in->at), (size_t)n);
-			else if ((n = fill_from(in->source, in->ctx, dst, (size_t)(to - from), d)) < 0)
-				return -1;
-			got += n;
-			if ((uint64_t)n < to - from)
-				return got;
+	for (pg = 0; p->nbeyond && pg < p->len / ROWS_PAGE; pg++) {
+		for (dd = 0; p->beyond[pg] && dd < p->map->data_disks; dd++) {
+			uint64_t at = rb + (uint64_t)dd * chunk + pg * ROWS_PAGE;
+
+			if (p->lost[p->map->data[dd]][pg] && (at < lo || at + ROWS_PAGE > hi))
+				return window_beyond(r->a, p, pg, d);
 		}
+	}
+	return 0;
+}
+
+/* The input's array bytes [lo, hi) of the piece's row into its data
+ * chunks; how many it gave, fewer only where the input ended, or -1. */
+static long long take_row_input(struct row_writer *r, struct rows_piece *p, uint64_t lo, uint64_t hi,
+				struct diag *d)
+{
+	uint64_t chunk = (uint64_t)r->a->geo.chunk_sectors * 512, rb = p->row * row_bytes_of(r->a);
+	long long got = 0;
+	int dd;
+
+	for (dd = 0; dd < p->map->data_disks; dd++) {
+		uint64_t cb = rb + (uint64_t)dd * chunk, from = cb > lo ? cb : lo, to = cb + chunk < hi ? cb + chunk : hi;
+		uint8_t *dst = p->block[p->map->data[dd]] + (from - cb);
+		long long n = (long long)(to - from);
+
+		if (from >= to)
+			continue;
+		if (r->in->data)
+			memcpy(dst, r->in->data + (from - r->in->at), (size_t)n);
+		else if ((n = fill_from(r->in->source, r->in->ctx, dst, (size_t)(to - from), d)) < 0)
+			return -1;
+		got += n;
+		if ((uint64_t)n < to - from)
+			break;
 	}
 	return got;
 }
 
-/* Array bytes [from, to) of the batch's rows (from row0 on) as the array
- * holds them now, into their data chunks: read from the member that holds
- * each piece, or rebuilt from the rest of its row by the row engine where
- * the member is missing or the read fails.  For the parts of a row a
- * write leaves as they are, so that its parity can be made afresh. */
-static int read_unchanged(struct stripe_engine *e, struct parity_batch *b, uint64_t row0, uint64_t from,
-			  uint64_t to, struct diag *d)
+/* Array bytes [from, to) of the piece's row as the array holds them, into
+ * its data chunks: read from the member, or rebuilt from the rest of the
+ * row where the member is missing or the read fails.  For a row the input
+ * ended in, in a batch that was not read. */
+static int read_kept(struct row_writer *r, struct rows_piece *p, uint64_t from, uint64_t to, struct diag *d)
 {
-	struct array *a = e->a;
+	struct array *a = r->a;
+	uint64_t chunk = (uint64_t)a->geo.chunk_sectors * 512, rb = p->row * row_bytes_of(a);
+	int dd;
 
-	while (from < to) {
-		struct copy c;
-		uint64_t run;
-		size_t len;
-		struct member *m;
-		struct segment seg;
-		struct member_segments ms = { .seg = &seg, .n = 1 };
+	for (dd = 0; dd < p->map->data_disks; dd++) {
+		uint64_t cb = rb + (uint64_t)dd * chunk, lo = cb > from ? cb : from, hi = cb + chunk < to ? cb + chunk : to;
+		int role = p->map->data[dd];
+		struct member *m = a->role[role];
+		struct segment seg = { .area_off = p->row * chunk + (lo - cb), .len = (size_t)(hi - lo) };
+		struct member_segments ms = { .seg = &seg, .n = 1, .buf = p->block[role] + (lo - cb) };
 		struct diag why;
 
-		layout_locate(&a->geo, from / 512, &c, &run);
-		len = run * 512 - from % 512 < to - from ? (size_t)(run * 512 - from % 512) : (size_t)(to - from);
-		m = a->role[c.role];
-		seg = (struct segment){ .area_off = c.sector * 512 + from % 512, .len = len };
-		ms.buf = b->buf[c.role] + (seg.area_off - row0 * b->chunk);
-		if (!m || dev_read(&m->dev, ms.buf, len, m->sb.data_offset * 512 + seg.area_off, &why) < 0)
-			if (window_mend_parity(&e->rows, c.role, &ms, d) < 0)
-				return -1;
-		from += len;
+		if (lo >= hi)
+			continue;
+		if (m && dev_read(&m->dev, ms.buf, seg.len, m->sb.data_offset * 512 + seg.area_off, &why) == 0)
+			continue;
+		if (window_mend_parity(a, NULL, role, &ms, d) < 0)
+			return -1;
 	}
 	return 0;
 }
 
-/* Collects the write in flight, if any: *written moves on to done only
- * once every member has taken its part. */
-static int write_collect(struct pool *pl, struct parity_batch *b, uint64_t done, uint64_t *written,
-			 struct diag *d)
+/* The row engine's visit: one whole row (a batch holds whole rows and a
+ * piece is a whole chunk of every role).  Where the input ends inside the
+ * row, the rest is kept, and the walk ends with the row. */
+static int fill_row(void *ctx, struct rows_piece *p, struct diag *d)
 {
-	if (!pl->busy)
-		return 0;
-	if (member_io_wait(pl, b->io, b->a->geo.raid_disks, d) < 0)
+	struct row_writer *r = ctx;
+	uint64_t chunk = (uint64_t)r->a->geo.chunk_sectors * 512, rb = p->row * row_bytes_of(r->a);
+	uint64_t lo = r->off > rb ? r->off : rb, hi = rb + row_bytes_of(r->a) < r->end ? rb + row_bytes_of(r->a) : r->end;
+	void *blocks[ST_MAX_DISKS + 2];
+	long long got;
+	int nd;
+
+	if (kept_beyond(r, p, lo, hi, d) < 0 || (got = take_row_input(r, p, lo, hi, d)) < 0)
 		return -1;
-	*written = done;
+	r->taken = lo + (uint64_t)got;
+	if (r->taken < hi) {
+		if (got == 0) {
+			r->w->to = p->row * chunk;
+			return 0;
+		}
+		if (!r->read && read_kept(r, p, r->taken, rb + row_bytes_of(r->a), d) < 0)
+			return -1;
+		r->w->to = (p->row + 1) * chunk;
+	}
+	nd = layout_row_blocks(p->map, p->block, 0, p->zero, blocks);
+	if (p->map->qd < 0)
+		parity_xor(blocks[nd], blocks, nd, chunk);
+	else
+		parity_gen_pq(nd, chunk, blocks);
 	return 0;
 }
 
-/* RAID4/5/6 writes, a batch of whole rows at a time, the input straight
- * into the rows' data chunks.  Rows the input covers whole are computed
- * without reading; in a row it covers in part the rest is read as the
- * array holds it (read_unchanged).  Double buffered where two batches fit
- * the budget: the workers write one batch while this thread takes the
- * input and makes parity for the next.  A row larger than half the
- * budget has one batch, its write collected before the next fill. */
-static int write_parity_levels(struct stripe_engine *e, struct stripe_buffers *sb, uint64_t off,
-			       uint64_t end, struct write_input *in, uint64_t *written, struct diag *d)
+/* RAID4/5/6 writes: a walk of the row engine that fills whole rows from
+ * the input (reading first the batches whose rows it covers in part) and
+ * writes them, double buffered where two batches fit the budget.
+ * *written: the input's bytes in whole rows on every member. */
+static int write_parity_levels(struct stripe_engine *e, uint64_t off, uint64_t end, struct write_input *in,
+			       uint64_t *written, struct diag *d)
 {
-	struct array *a = e->a;
-	struct pool *pool = &e->rows.pool;
-	int cur = 0, rc = 0, nb = sb->nbatches;
-	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
-	uint64_t row_bytes = chunk * (uint64_t)a->geo.data_disks, row = off / row_bytes, pending = 0, k;
-	struct diag wd;
+	uint64_t chunk = (uint64_t)e->a->geo.chunk_sectors * 512, row_bytes = row_bytes_of(e->a), done;
+	struct row_writer r = { .a = e->a, .in = in, .off = off, .end = end, .taken = off };
+	struct rows_walk w = { .a = e->a, .from = off / row_bytes * chunk,
+			       .to = (end + row_bytes - 1) / row_bytes * chunk, .mend = true,
+			       .fill = true, .keep = row_keeps, .visit = fill_row, .ctx = &r };
+	int rc;
 
-	while (rc == 0 && row * row_bytes < end) {
-		struct parity_batch *b = &sb->b[cur], *prev = &sb->b[(cur + 1) % nb];
-		uint64_t base = row * row_bytes, lo = off > base ? off : base;
-		uint64_t hi = base + b->rows * row_bytes < end ? base + b->rows * row_bytes : end, nrows;
-		long long got;
-
-		if (nb == 1 && write_collect(pool, prev, pending - off, written, d) < 0) {
-			rc = -1;
-			break;
-		}
-		if ((got = fill_rows(b, row, in, lo, hi, d)) <= 0) {
-			rc = got < 0 ? -1 : 0;
-			break;
-		}
-		hi = lo + (uint64_t)got;
-		nrows = (hi - base + row_bytes - 1) / row_bytes;
-		/* the pool does one job at a time: a read of what the rows keep
-		 * waits for the write in flight */
-		if (lo > base || hi < base + nrows * row_bytes)
-			rc = write_collect(pool, prev, pending - off, written, d) < 0 ||
-			     read_unchanged(e, b, row, base, lo, d) < 0 ||
-			     read_unchanged(e, b, row, hi, base + nrows * row_bytes, d) < 0 ? -1 : 0;
-		for (k = 0; rc == 0 && k < nrows; k++) {
-			struct stripe_map map;
-
-			layout_stripe(&a->geo, row + k, &map);
-			gen_parity_row(b, &map, k);
-		}
-		if (rc == 0)
-			rc = write_collect(pool, prev, pending - off, written, d);
-		if (rc == 0) {
-			batch_write(b, row, nrows);
-			pool_submit(pool, member_io_run, b->io, sizeof(*b->io));
-			pending = hi;
-			cur = (cur + 1) % nb;
-		}
-		row += nrows;
-	}
-	/* d may already hold the input's failure, which comes first */
-	if (write_collect(pool, &sb->b[(cur + 1) % nb], pending - off, written, &wd) < 0 && rc == 0) {
-		*d = wd;
-		rc = -1;
-	}
+	r.w = &w;
+	rc = rows_engine_walk(&e->rows, &w, d);
+	done = w.written / chunk * row_bytes;
+	if (done > r.taken)
+		done = r.taken;
+	*written = done > off ? done - off : 0;
 	return rc;
 }
 
@@ -455,10 +403,7 @@ static void buffers_free(struct stripe_buffers *sb, int n)
 {
 	if (!sb)
 		return;
-	batch_free(&sb->b[0]);
-	batch_free(&sb->b[1]);
 	windows_free(sb->win, n);
-	free(sb->zero);
 	free(sb);
 }
 
@@ -486,30 +431,9 @@ static int windows_alloc(struct stripe_buffers *sb, int n)
 	return 0;
 }
 
-/* RAID4/5/6 writes' batches and the zero chunk, at the first write. */
-static int write_batches_alloc(struct stripe_buffers *sb, struct array *a, struct diag *d)
-{
-	size_t chunk = (size_t)a->geo.chunk_sectors * 512, per;
-	int n = a->geo.raid_disks, i;
-
-	if (sb->zero)
-		return 0;
-	if (!(sb->zero = dev_alloc(chunk)))
-		return diag_fail(d, "out of memory");
-	memset(sb->zero, 0, chunk);
-	/* whole rows: the row engine's batch, or one row where that is less,
-	 * and then only one batch, a row being over half the budget */
-	per = rows_batch_bytes(n, chunk, ROWS_BUDGET);
-	sb->nbatches = per >= chunk ? 2 : 1;
-	for (i = 0; i < sb->nbatches; i++)
-		if (batch_alloc(&sb->b[i], a, per >= chunk ? per / chunk : 1, sb->zero, d) < 0)
-			return -1;
-	return 0;
-}
-
-/* The engine's buffers, made at its first call (and a RAID4/5/6's write
- * batches at its first write), kept until it stops. */
-static struct stripe_buffers *engine_buffers(struct stripe_engine *e, bool write, struct diag *d)
+/* The engine's windows, made at its first call, kept until it stops
+ * (RAID4/5/6 writes work in the row engine's batches instead). */
+static struct stripe_buffers *engine_buffers(struct stripe_engine *e, struct diag *d)
 {
 	struct array *a = e->a;
 	struct stripe_buffers *sb = e->buf;
@@ -519,15 +443,12 @@ static struct stripe_buffers *engine_buffers(struct stripe_engine *e, bool write
 			diag_fail(d, "out of memory");
 			return NULL;
 		}
-		sb->b[0].a = sb->b[1].a = a;
 		e->buf = sb;
 		if (windows_alloc(sb, a->geo.raid_disks) < 0) {
 			diag_fail(d, "out of memory");
 			return NULL;
 		}
 	}
-	if (write && layout_has_parity(a->geo.level) && write_batches_alloc(sb, a, d) < 0)
-		return NULL;
 	return sb;
 }
 
@@ -558,14 +479,14 @@ static int check_range(struct array *a, uint64_t off, uint64_t len, struct diag 
 
 /* Before a call's work: the range checked and the engine's buffers made;
  * 1 to go on, 0 for an empty range, -1 with d set. */
-static int engine_begin(struct stripe_engine *e, uint64_t off, uint64_t len, bool write,
-			struct stripe_buffers **sb, struct diag *d)
+static int engine_begin(struct stripe_engine *e, uint64_t off, uint64_t len, struct stripe_buffers **sb,
+			struct diag *d)
 {
 	if (check_range(e->a, off, len, d) < 0)
 		return -1;
 	if (len == 0)
 		return 0;
-	return (*sb = engine_buffers(e, write, d)) ? 1 : -1;
+	return (*sb = engine_buffers(e, d)) ? 1 : -1;
 }
 
 static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, struct write_input *in,
@@ -576,10 +497,10 @@ static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, str
 	int rc;
 
 	*written = 0;
-	if ((rc = engine_begin(e, off, len, true, &sb, d)) <= 0)
+	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
 		return rc;
 	if (layout_has_parity(a->geo.level))
-		return write_parity_levels(e, sb, off, off + len, in, written, d);
+		return write_parity_levels(e, off, off + len, in, written, d);
 	return write_copies(e, sb, off, off + len, in, written, d);
 }
 
@@ -605,7 +526,7 @@ int stripe_engine_read(struct stripe_engine *e, uint64_t off, uint64_t len,
 	struct stripe_buffers *sb;
 	int rc;
 
-	if ((rc = engine_begin(e, off, len, false, &sb, d)) <= 0)
+	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
 		return rc;
 	if (reads_whole_rows(e))
 		return read_rows(e, off, off + len, sink, ctx, d);

@@ -255,20 +255,25 @@ static int take_mended(void *ctx, struct rows_piece *p, struct diag *d)
  * missing, or a read that failed), rebuilt by the row engine from the
  * rest of their rows: it reads every member's pages of the segment, finds
  * which are unreadable and mends them from P/Q. */
-int window_mend_parity(struct rows_engine *re, int role, const struct member_segments *ms,
-			    struct diag *d)
+int window_mend_parity(struct array *a, struct rows_engine *re, int role, const struct member_segments *ms,
+		       struct diag *d)
 {
+	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
 	int s, rc = 0;
 
 	for (s = 0; rc == 0 && s < ms->n; s++) {
 		const struct segment *sg = &ms->seg[s];
-		struct segment_mend sm = { .a = re->a, .role = role, .lo = sg->area_off,
+		struct segment_mend sm = { .a = a, .role = role, .lo = sg->area_off,
 					   .hi = sg->area_off + sg->len, .dst = ms->buf + sg->buf_off };
-		struct rows_walk w = { .a = re->a, .from = sm.lo / ROWS_PAGE * ROWS_PAGE,
+		/* without an engine, small batches: the caller's is mid-walk
+		 * and holds the budget */
+		struct rows_walk w = { .a = a, .from = sm.lo / ROWS_PAGE * ROWS_PAGE,
 				       .to = (sm.hi + ROWS_PAGE - 1) / ROWS_PAGE * ROWS_PAGE,
-				       .mend = true, .visit = take_mended, .ctx = &sm };
+				       .mend = true, .visit = take_mended, .ctx = &sm,
+				       .member_bytes = re ? 0 : rows_batch_bytes(a->geo.raid_disks, chunk,
+										ROWS_BUDGET / 8) };
 
-		rc = rows_engine_walk(re, &w, d);
+		rc = re ? rows_engine_walk(re, &w, d) : rows_walk(&w, d);
 	}
 	return rc;
 }
@@ -283,7 +288,7 @@ int window_mend(struct rows_engine *re, struct member_segments *ms, uint64_t off
 	for (i = 0; rc == 0 && i < a->geo.raid_disks; i++) {
 		if (ms[i].n == 0 || (ms[i].dev && ms[i].rc == 0))
 			continue;
-		rc = layout_has_parity(a->geo.level) ? window_mend_parity(re, i, &ms[i], d)
+		rc = layout_has_parity(a->geo.level) ? window_mend_parity(a, re, i, &ms[i], d)
 						     : mend_copies(a, i, &ms[i], off, d);
 		ms[i].rc = 0;
 	}

@@ -59,8 +59,9 @@ int window_mend(struct rows_engine *re, struct member_segments *ms, uint64_t off
 
 /* RAID4/5/6: one role's segments rebuilt by the row engine: it reads
  * every member's pages of them, finds the unreadable ones and mends them
- * from P/Q. */
-int window_mend_parity(struct rows_engine *re, int role, const struct member_segments *ms,
+ * from P/Q.  re NULL: an engine of its own for the walk, in small batches,
+ * for a caller whose engine is mid-walk. */
+int window_mend_parity(struct array *a, struct rows_engine *re, int role, const struct member_segments *ms,
 		       struct diag *d);
 
 /* The failure for page pg of a mended piece that more was lost from than

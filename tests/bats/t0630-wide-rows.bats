@@ -74,3 +74,15 @@ without() {
 	[[ $stderr == *"m05.img: read error at byte $m5, and too little redundancy left in its stripe to rebuild it (array bytes 0 to $((38 << 19)))"* ]] ||
 		fail "stderr: $stderr"
 }
+
+@test "a piped write to a wide raid6 with two members missing, ending inside a row, keeps the rest of the row" {
+	# row 2 (array bytes 38 MiB on) holds its first two data chunks on m39
+	# and m00, both missing; the pipe's end is found only when it ends,
+	# inside the first of them
+	local at=$((2 * 38 * 524288))
+	stripe-write --progress none -i "$D/data" "${M[@]}"
+	head -c 100000 /dev/urandom > "$D/data2"
+	stripe-write -q --progress none --offset $at $(without 00 39) < <(cat "$D/data2")
+	{ head -c $at "$D/data"; cat "$D/data2"; tail -c +$((at + 100000 + 1)) "$D/data"; } > "$D/expect"
+	cmp "$D/expect" <(stripe-read -q --length $((45 << 20)) $(without 00 39))
+}
