@@ -1,6 +1,7 @@
 /* test_rows: the row engine on small RAID5/6 image files in a temporary
  * directory: pieces in order, batches shorter than a chunk, unreadable
- * pages found through the fault hook, and pieces mended from P and P+Q. */
+ * pages found through the fault hook, pieces mended from P and P+Q, and
+ * fill walks (writes) of whole rows. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,151 @@ static void test_beyond(void)
 	rig_free(&r);
 }
 
+/* What a fill walk's visit does: each role's block of a row filled with
+ * fresh bytes (kept in fresh), or checked against the array's bytes where
+ * the batch was read first. */
+struct filler {
+	struct rig *r;
+	struct rows_walk *w;
+	uint8_t *fresh[MAXN];        /* per role: ROWS * CHUNK bytes */
+	uint64_t keep_row;           /* the row keep asks to read first */
+	uint64_t stop_row;           /* the walk ends with this row (ROWS: never) */
+	bool kept_read;              /* that row's blocks held the array's bytes, mended */
+	int whole_chunks;            /* pieces that were a whole chunk of their row */
+};
+
+static bool keep_one(void *ctx, uint64_t pos, size_t len)
+{
+	struct filler *f = ctx;
+
+	return f->keep_row * CHUNK >= pos && f->keep_row * CHUNK < pos + len;
+}
+
+static int fill(void *ctx, struct rows_piece *p, struct diag *d)
+{
+	struct filler *f = ctx;
+	int i;
+
+	(void)d;
+	f->whole_chunks += p->at == 0 && p->len == CHUNK;
+	for (i = 0; i < f->r->a.geo.raid_disks; i++) {
+		if (p->row == f->keep_row)
+			f->kept_read &= !memcmp(p->block[i], f->r->want[i] + p->row * CHUNK, CHUNK);
+		memcpy(p->block[i], f->fresh[i] + p->row * CHUNK, CHUNK);
+	}
+	if (p->row == f->stop_row)
+		f->w->to = (p->row + 1) * CHUNK;
+	return 0;
+}
+
+/* Does role's member hold fresh bytes in rows [from, to) and the old ones
+ * elsewhere? */
+static bool member_holds(struct rig *r, struct filler *f, int role, uint64_t from, uint64_t to)
+{
+	uint8_t *got = dev_alloc(ROWS * CHUNK);
+	struct diag d = { "" };
+	bool same = dev_read(&r->m[role].dev, got, ROWS * CHUNK, DATA_OFF_SECTORS * 512, &d) == 0;
+
+	for (uint64_t row = 0; same && row < ROWS; row++)
+		same = !memcmp(got + row * CHUNK, (row >= from && row < to ? f->fresh[role] : r->want[role]) + row * CHUNK,
+			       CHUNK);
+	free(got);
+	return same;
+}
+
+static void filler_make(struct filler *f, struct rig *r, struct rows_walk *w)
+{
+	*f = (struct filler){ .r = r, .w = w, .keep_row = ROWS, .stop_row = ROWS, .kept_read = true };
+	for (int i = 0; i < r->a.geo.raid_disks; i++) {
+		f->fresh[i] = dev_alloc(ROWS * CHUNK);
+		for (size_t k = 0; k < ROWS * CHUNK; k++)
+			f->fresh[i][k] = rnd8();
+	}
+}
+
+static void filler_free(struct filler *f)
+{
+	for (int i = 0; i < f->r->a.geo.raid_disks; i++)
+		free(f->fresh[i]);
+}
+
+static void test_fill_walk(void)
+{
+	struct rig r;
+	struct filler f;
+	struct rows_walk w = { .from = 0, .to = ROWS * CHUNK, .fill = true, .visit = fill };
+	struct diag d = { "" };
+	bool all = true;
+
+	rig_make(&r, MD_LEVEL_RAID6, 6);
+	w.a = &r.a;
+	w.ctx = &f;
+	w.member_bytes = 16 * 1024;
+	filler_make(&f, &r, &w);
+	ok(rows_walk(&w, &d) == 0 && f.whole_chunks == ROWS,
+	   "a fill walk hands out whole chunks of each row, even where a reading batch is shorter");
+	for (int i = 0; i < 6; i++)
+		all &= member_holds(&r, &f, i, 0, ROWS);
+	ok(all && w.written == ROWS * CHUNK, "a fill walk writes what the visit filled to every member");
+	filler_free(&f);
+	rig_free(&r);
+}
+
+static void test_fill_keeps(void)
+{
+	struct rig r;
+	struct filler f;
+	struct rows_walk w = { .from = 0, .to = ROWS * CHUNK, .fill = true, .mend = true, .keep = keep_one,
+			       .visit = fill };
+	struct diag d = { "" };
+
+	rig_make(&r, MD_LEVEL_RAID6, 6);
+	w.a = &r.a;
+	w.ctx = &f;
+	filler_make(&f, &r, &w);
+	f.keep_row = 2;
+	r.a.role[4] = NULL;
+	rig_fault(&r, 1, 2 * CHUNK + ROWS_PAGE, ROWS_PAGE);
+	ok(rows_walk(&w, &d) == 0 && f.kept_read,
+	   "a batch keep asks for is read first, a missing role and an unreadable page mended");
+	r.a.role[4] = &r.m[4];
+	filler_free(&f);
+	rig_free(&r);
+}
+
+static void test_fill_stops(void)
+{
+	struct rig r;
+	struct filler f;
+	struct rows_walk w = { .from = 0, .to = ROWS * CHUNK, .fill = true, .visit = fill };
+	struct rows_engine e;
+	struct seen s = { 0 };
+	struct rows_walk rw = { .from = 0, .to = ROWS * CHUNK, .visit = record, .ctx = &s };
+	struct diag d = { "" };
+	bool held = true;
+	int i;
+
+	rig_make(&r, MD_LEVEL_RAID5, 4);
+	w.a = rw.a = &r.a;
+	w.ctx = &f;
+	filler_make(&f, &r, &w);
+	f.stop_row = 1;
+	rows_engine_start(&e, &r.a, 0);
+	ok(rows_engine_walk(&e, &w, &d) == 0 && w.written == 2 * CHUNK,
+	   "a visit that lowers to ends the walk with its row, and written says how far it went");
+	for (i = 0; i < 4; i++)
+		held &= member_holds(&r, &f, i, 0, 2);
+	ok(held, "nothing past the row the walk ended with is written");
+	for (i = 0; i < 4; i++)
+		memcpy(r.want[i], f.fresh[i], 2 * CHUNK);
+	s = (struct seen){ .r = &r, .in_order = true, .bytes_match = true, .min_len = SIZE_MAX };
+	ok(rows_engine_walk(&e, &rw, &d) == 0 && s.bytes_match && s.next == ROWS * CHUNK,
+	   "the same engine then reads back what it wrote and what it left");
+	rows_engine_stop(&e);
+	filler_free(&f);
+	rig_free(&r);
+}
+
 int main(void)
 {
 	test_batch_bytes();
@@ -301,5 +447,8 @@ int main(void)
 	test_mend_from_pq();
 	test_missing_role();
 	test_beyond();
+	test_fill_walk();
+	test_fill_keeps();
+	test_fill_stops();
 	return tap_done();
 }
