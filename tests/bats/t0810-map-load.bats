@@ -20,15 +20,16 @@ teardown() {
 }
 
 # writer NAME END: new files of up to 1 MiB in $FS/NAME until SECONDS
-# reaches END, each written aside and renamed into place, its sum then
-# added to $D/NAME.sums; past 40 files the oldest is deleted (its name added
-# to $D/NAME.gone).
+# reaches END and 45 files are written (a loaded machine takes longer, it
+# does not write less), each written aside and renamed into place, its sum
+# then added to $D/NAME.sums; past 40 files the oldest is deleted (its name
+# added to $D/NAME.gone).
 writer() {
 	local name=$1 end=$2 n=0 old=0
 	mkdir "$FS/$name"
 	: > "$D/$name.sums"
 	: > "$D/$name.gone"
-	while ((SECONDS < end)); do
+	while ((SECONDS < end || n < 45)); do
 		head -c $((RANDOM * 32 + RANDOM % 4096 + 1)) /dev/urandom > "$FS/$name/.tmp"
 		mv "$FS/$name/.tmp" "$FS/$name/f$n"
 		(cd "$FS" && sha256sum "$name/f$n") >> "$D/$name.sums"
