@@ -44,7 +44,13 @@ map_start() {
 # map_stop: fusermount3 -u, then stripe-map's exit status in MAP_RC.
 # shellcheck disable=SC2034 # MAP_RC is for the specs to judge
 map_stop() {
-	fusermount3 -u "$MNT"
+	local i
+	# a loop device over the array lets go of it a moment after its umount
+	for ((i = 0; i < 50; i++)); do
+		fusermount3 -u "$MNT" 2>/dev/null && break
+		sleep 0.1
+	done
+	((i < 50)) || fusermount3 -u "$MNT"
 	MAP_RC=0
 	wait "$MAP_PID" || MAP_RC=$?
 	MAP_PID=
