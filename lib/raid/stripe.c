@@ -101,11 +101,12 @@ static int window_wait(struct stripe_engine *e, struct read_window *w, struct di
 
 static bool window_lost(const struct array *a, const struct read_window *w)
 {
-	int i;
+	int i, k;
 
 	for (i = 0; i < a->geo.raid_disks; i++)
-		if (w->ms[i].n && (!w->ms[i].dev || w->ms[i].rc < 0))
-			return true;
+		for (k = 0; k < w->ms[i].n; k++)
+			if (!w->ms[i].dev || w->ms[i].seg[k].lost)
+				return true;
 	return false;
 }
 
@@ -391,8 +392,10 @@ static void windows_free(struct read_window *win, int n)
 	int w, i;
 
 	for (w = 0; win && w < 2; w++) {
-		for (i = 0; win[w].ms && i < n; i++)
+		for (i = 0; win[w].ms && i < n; i++) {
 			free(win[w].ms[i].seg);
+			free(win[w].ms[i].bad);
+		}
 		free(win[w].ms);
 		free(win[w].buf);
 	}
@@ -417,7 +420,7 @@ static size_t window_bytes(int n)
 
 static int windows_alloc(struct stripe_buffers *sb, int n)
 {
-	int w;
+	int w, i;
 
 	sb->window_bytes = window_bytes(n);
 	if (!(sb->win = calloc(2, sizeof(*sb->win))))
@@ -427,6 +430,9 @@ static int windows_alloc(struct stripe_buffers *sb, int n)
 		sb->win[w].ms = calloc((size_t)n, sizeof(*sb->win[w].ms));
 		if (!sb->win[w].buf || !sb->win[w].ms)
 			return -1;
+		for (i = 0; i < n; i++)
+			if (!(sb->win[w].ms[i].bad = calloc(sb->window_bytes / ROWS_PAGE + 1, 1)))
+				return -1;
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/memberio.h"
 #include "raid/stripe.h"
 #include "raid/window.h"
 
@@ -39,7 +40,7 @@ static int add_segment(struct member_segments *ms, uint64_t area_off, size_t buf
 		ms->seg = s;
 		ms->cap = cap;
 	}
-	ms->seg[ms->n++] = (struct segment){ area_off, buf_off, len };
+	ms->seg[ms->n++] = (struct segment){ .area_off = area_off, .buf_off = buf_off, .len = len };
 	return 0;
 }
 
@@ -128,13 +129,14 @@ void window_member_run(void *p)
 	int i;
 
 	for (i = 0; ms->dev && i < ms->n && ms->rc == 0; i++) {
-		uint8_t *at = ms->buf + ms->seg[i].buf_off;
-		uint64_t pos = ms->base + ms->seg[i].area_off;
+		struct member_io io = { .dev = ms->dev, .buf = ms->buf + ms->seg[i].buf_off, .len = ms->seg[i].len,
+					.off = ms->base + ms->seg[i].area_off, .write = ms->write,
+					.bad = ms->write ? NULL : ms->bad };
 
-		if (ms->write)
-			ms->rc = dev_write(ms->dev, at, ms->seg[i].len, pos, &ms->d);
-		else
-			ms->rc = dev_read(ms->dev, at, ms->seg[i].len, pos, &ms->d);
+		member_io_run(&io);
+		ms->seg[i].lost = io.bad_pages > 0;
+		if ((ms->rc = io.rc) < 0)
+			ms->d = io.d;
 	}
 }
 
@@ -180,6 +182,8 @@ static int mend_copies(struct array *a, int role, const struct member_segments *
 		const struct segment *sg = &ms->seg[s];
 		size_t x, piece;
 
+		if (!sg->lost)
+			continue;
 		for (x = 0; x < sg->len; x += piece) {
 			uint64_t moff = ms->base + sg->area_off + x;
 			uint8_t *at = ms->buf + sg->buf_off + x;
@@ -273,7 +277,8 @@ int window_mend_parity(struct array *a, struct rows_engine *re, int role, const 
 				       .member_bytes = re ? 0 : rows_batch_bytes(a->geo.raid_disks, chunk,
 										ROWS_BUDGET / 8) };
 
-		rc = re ? rows_engine_walk(re, &w, d) : rows_walk(&w, d);
+		if (!ms->dev || sg->lost)
+			rc = re ? rows_engine_walk(re, &w, d) : rows_walk(&w, d);
 	}
 	return rc;
 }
@@ -286,11 +291,9 @@ int window_mend(struct rows_engine *re, struct member_segments *ms, uint64_t off
 	int i, rc = 0;
 
 	for (i = 0; rc == 0 && i < a->geo.raid_disks; i++) {
-		if (ms[i].n == 0 || (ms[i].dev && ms[i].rc == 0))
-			continue;
-		rc = layout_has_parity(a->geo.level) ? window_mend_parity(a, re, i, &ms[i], d)
-						     : mend_copies(a, i, &ms[i], off, d);
-		ms[i].rc = 0;
+		if (ms[i].n)
+			rc = layout_has_parity(a->geo.level) ? window_mend_parity(a, re, i, &ms[i], d)
+							     : mend_copies(a, i, &ms[i], off, d);
 	}
 	return rc;
 }

@@ -17,6 +17,7 @@
 struct segment {
 	uint64_t area_off;           /* bytes into the member's data area */
 	size_t buf_off, len;         /* where in the window, how long */
+	bool lost;                   /* a read: some page of it could not be had */
 };
 
 /* One role's segments of a window.  A RAID4/5/6 role whose member is
@@ -28,6 +29,7 @@ struct member_segments {
 	struct segment *seg;
 	int n, cap;
 	bool write;
+	uint8_t *bad;                /* reads: memberio's page flags, a window's worth */
 	int rc;
 	struct diag d;
 };
@@ -47,17 +49,20 @@ struct read_window {
 int window_plan(struct array *a, uint64_t off, size_t len, struct member_segments *ms, bool every_copy,
 		struct diag *d);
 
-/* Pool job function: one role's segments read or written, in order, up
- * to the first failure (rc, d).  A role without a member does nothing. */
+/* Pool job function: one role's segments read or written, in order.  A
+ * write stops at the first failure (rc, d); a read is memberio's, page by
+ * page where it fails, and a segment with a page it could not have is
+ * marked lost.  A role without a member does nothing. */
 void window_member_run(void *item);
 
 /* Gives a window the bytes its reads did not: segments of a role whose
- * member is missing or whose read failed, from another copy (RAID1/10)
- * or rebuilt by a walk of the row engine (RAID4/5/6).  Fails naming the
+ * member is missing, or lost, from another copy (RAID1/10) or rebuilt by
+ * a walk of the row engine (RAID4/5/6).  Fails naming the
  * member and bytes where nothing is left to give them from. */
 int window_mend(struct rows_engine *re, struct member_segments *ms, uint64_t off, struct diag *d);
 
-/* RAID4/5/6: one role's segments rebuilt by the row engine: it reads
+/* RAID4/5/6: one role's segments (all of them without a member, else
+ * the lost ones) rebuilt by the row engine: it reads
  * every member's pages of them, finds the unreadable ones and mends them
  * from P/Q.  re NULL: an engine of its own for the walk, in small batches,
  * for a caller whose engine is mid-walk. */
