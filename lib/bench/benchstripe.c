@@ -10,6 +10,7 @@
 
 #include "bench/bench.h"
 #include "bench/benchseek.h"
+#include "io/memberio.h"
 #include "raid/stripe.h"
 
 #define REWRITE_WINDOW (4u << 20)    /* at least this much per rewrite step */
@@ -218,9 +219,14 @@ int bench_array_read(struct array *a, void *buf, uint64_t off, size_t len, struc
 		piece = run * 512 - at % 512;
 		if (piece > len - done)
 			piece = len - done;
-		if (dev_read(&a->role[pick->role]->dev, (uint8_t *)buf + done, (size_t)piece,
-			     (a->role[pick->role]->sb.data_offset + pick->sector) * 512 + at % 512, d) < 0)
-			return -1;
+		/* a piece its member cannot give comes through the engine, mended */
+		if (member_read(&a->role[pick->role]->dev, (uint8_t *)buf + done, (size_t)piece,
+				(a->role[pick->role]->sb.data_offset + pick->sector) * 512 + at % 512, NULL) < 0) {
+			uint8_t *p = (uint8_t *)buf + done;
+
+			if (stripe_read(a, at, piece, copy_sink, &p, d) < 0)
+				return -1;
+		}
 		done += piece;
 	}
 	return 0;

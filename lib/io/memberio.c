@@ -32,7 +32,7 @@ static int read_run(struct member_io *io, size_t at, size_t len)
 
 /* Reads the wanted runs of chunks only (all of them without skip), one
  * call per run. */
-static int member_read(struct member_io *io)
+static int read_wanted(struct member_io *io)
 {
 	size_t unit = io->skip ? io->chunk : io->len, n = unit ? io->len / unit : 0, k = 0, from;
 
@@ -61,7 +61,17 @@ void member_io_run(void *p)
 	if (io->write)
 		io->rc = dev_write(io->dev, io->buf, io->len, io->off, &io->d);
 	else
-		io->rc = member_read(io);
+		io->rc = read_wanted(io);
+}
+
+int member_read(struct dev *dev, void *buf, size_t len, uint64_t off, struct diag *d)
+{
+	struct member_io io = { .dev = dev, .buf = buf, .len = len, .off = off };
+
+	member_io_run(&io);
+	if (io.rc < 0 && d)
+		*d = io.d;
+	return io.rc;
 }
 
 int member_io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d)

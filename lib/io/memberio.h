@@ -37,6 +37,11 @@ struct member_io {
  * item succeeds. */
 void member_io_run(void *item);
 
+/* One read of [off, off + len) of a member by memberio's rules, for a
+ * reader outside a batch (a page read from another copy, a seek): fails
+ * where any of it cannot be had. */
+int member_read(struct dev *dev, void *buf, size_t len, uint64_t off, struct diag *d);
+
 /* Waits for a job of n member_io items; returns the first failure. */
 int member_io_wait(struct pool *pl, struct member_io *io, int n, struct diag *d);
 

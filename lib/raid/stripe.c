@@ -320,11 +320,10 @@ static int read_kept(struct row_writer *r, struct rows_piece *p, uint64_t from, 
 		struct member *m = a->role[role];
 		struct segment seg = { .area_off = p->row * chunk + (lo - cb), .len = (size_t)(hi - lo) };
 		struct member_segments ms = { .seg = &seg, .n = 1, .buf = p->block[role] + (lo - cb) };
-		struct diag why;
 
 		if (lo >= hi)
 			continue;
-		if (m && dev_read(&m->dev, ms.buf, seg.len, m->sb.data_offset * 512 + seg.area_off, &why) == 0)
+		if (m && member_read(&m->dev, ms.buf, seg.len, m->sb.data_offset * 512 + seg.area_off, NULL) == 0)
 			continue;
 		if (window_mend_parity(a, NULL, role, &ms, d) < 0)
 			return -1;

@@ -146,7 +146,6 @@ static int read_other_copy(struct array *a, int role, uint64_t at, uint8_t *buf,
 			   const struct dev *failed, uint64_t failed_off, struct diag *d)
 {
 	struct copy c[ST_MAX_DISKS];
-	struct diag why;
 
 	while (len > 0) {
 		uint64_t run;
@@ -157,7 +156,7 @@ static int read_other_copy(struct array *a, int role, uint64_t at, uint8_t *buf,
 			struct member *m = a->role[c[i].role];
 
 			if (m && c[i].role != role &&
-			    dev_read(&m->dev, buf, piece, (m->sb.data_offset + c[i].sector) * 512 + at % 512, &why) == 0)
+			    member_read(&m->dev, buf, piece, (m->sb.data_offset + c[i].sector) * 512 + at % 512, NULL) == 0)
 				break;
 		}
 		if (i == n)
@@ -187,10 +186,9 @@ static int mend_copies(struct array *a, int role, const struct member_segments *
 		for (x = 0; x < sg->len; x += piece) {
 			uint64_t moff = ms->base + sg->area_off + x;
 			uint8_t *at = ms->buf + sg->buf_off + x;
-			struct diag why;
 
 			piece = ROWS_PAGE - moff % ROWS_PAGE < sg->len - x ? ROWS_PAGE - moff % ROWS_PAGE : sg->len - x;
-			if (dev_read(ms->dev, at, piece, moff, &why) == 0)
+			if (member_read(ms->dev, at, piece, moff, NULL) == 0)
 				continue;
 			if (read_other_copy(a, role, off + sg->buf_off + x, at, piece, ms->dev, moff, d) < 0)
 				return -1;

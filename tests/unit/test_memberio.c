@@ -82,6 +82,15 @@ int main(void)
 	   buf[2 * MEMBER_PAGE + 512] == 0xee,
 	   "its whole pages read as the member holds them, its failed tail as zeroes, nothing past it");
 
+	{
+		struct diag d = { "" };
+
+		ok(member_read(&dv, buf, 5 * MEMBER_PAGE, 0, &d) == 0 && !memcmp(buf, want, 5 * MEMBER_PAGE),
+		   "member_read gives a range the member can read as it holds it");
+		ok(member_read(&dv, buf, 2 * MEMBER_PAGE, 4 * MEMBER_PAGE, &d) < 0 && strstr(d.msg, path),
+		   "member_read fails on a range with an unreadable page, naming the member");
+	}
+
 	dev_close(&dv);
 	unlink(path);
 	free(buf);
