@@ -546,32 +546,22 @@ static int cpus_online(void)
 	return 1;
 }
 
-/* Sizes the work for lanes lanes: the engine's batch from their share of
- * the one memory budget, and segments of whole batches and whole rows. */
-static void plan_lanes(struct rebuild_run *run, int lanes)
+/* Lanes keep every CPU busy: one lane's engine reads while another's does
+ * the math.  As many as the caller asks for or there are CPUs, their
+ * batches sized from their shares of the one memory budget; then no more
+ * lanes than segments. */
+static void plan_lanes(struct rebuild_run *run)
 {
 	size_t chunk = (size_t)run->a->geo.chunk_sectors * 512;
-
-	run->nlanes = lanes;
-	run->batch = rows_batch_bytes(run->a->geo.raid_disks, chunk, ROWS_BUDGET / (unsigned)lanes);
-	run->segment = (uint64_t)SEGMENT_BATCHES * (run->batch > chunk ? run->batch : chunk);
-}
-
-/* Lanes keep every CPU busy: one lane's engine reads while another's does
- * the math.  As many as the caller asks for or there are CPUs, and
- * segments. */
-static int lane_count(struct rebuild_run *run)
-{
 	uint64_t range = (run->end - run->start) * 512, segments;
 	int n = run->o->jobs > 0 ? run->o->jobs : cpus_online();
 
 	if (n > LANES_MAX)
 		n = LANES_MAX;
-	plan_lanes(run, n);
+	run->batch = rows_batch_bytes(run->a->geo.raid_disks, chunk, ROWS_BUDGET / (unsigned)n);
+	run->segment = (uint64_t)SEGMENT_BATCHES * (run->batch > chunk ? run->batch : chunk);
 	segments = (range + run->segment - 1) / run->segment;
-	if ((uint64_t)n > segments)
-		n = segments ? (int)segments : 1;
-	return n;
+	run->nlanes = (uint64_t)n > segments ? (segments ? (int)segments : 1) : n;
 }
 
 /* Runs lanes lanes, the caller's thread the first; *no_threads when the
@@ -584,7 +574,7 @@ static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struc
 
 	if (!l)
 		return diag_fail(d, "out of memory");
-	plan_lanes(run, lanes);
+	run->nlanes = lanes;
 	run->lane = l;
 	run->committed = run->start * 512;
 	run->failed = false;
@@ -621,8 +611,10 @@ static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struc
 static int rebuild_parity(struct rebuild_run *run, struct diag *d)
 {
 	bool no_threads = false;
-	int rc = run_lanes(run, lane_count(run), &no_threads, d);
+	int rc;
 
+	plan_lanes(run);
+	rc = run_lanes(run, run->nlanes, &no_threads, d);
 	if (rc < 0 && no_threads)
 		rc = run_lanes(run, 1, &no_threads, d);
 	return rc;
