@@ -144,7 +144,7 @@ static void lose_page(struct rebuild_target *t, uint8_t *page, uint64_t member_s
  * is this many of the engine's batches: each one starts the engine again
  * (its workers, its buffers, a first read nothing overlaps), so it is long
  * beside that, and short beside the range, so the lanes share the work. */
-#define SEGMENT_BATCHES 32
+#define SEGMENT_SIZE 32
 
 /* An event kept until its batch is committed, so that the caller hears of
  * them in the order of the array, whichever lane met them first. */
@@ -222,6 +222,8 @@ static int tell_held(struct lane *l, uint64_t upto, struct diag *d)
 {
 	int i, k = 0, rc = 0;
 
+	if (!l->nheld)
+		return 0;
 	qsort(l->held, (size_t)l->nheld, sizeof(*l->held), held_order);
 	for (i = 0; i < l->nheld; i++) {
 		if (l->held[i].batch >= upto)
@@ -559,7 +561,7 @@ static void plan_lanes(struct rebuild_run *run)
 	if (n > LANES_MAX)
 		n = LANES_MAX;
 	run->batch = rows_batch_bytes(run->a->geo.raid_disks, chunk, ROWS_BUDGET / (unsigned)n);
-	run->segment = (uint64_t)SEGMENT_BATCHES * (run->batch > chunk ? run->batch : chunk);
+	run->segment = (uint64_t)SEGMENT_SIZE * (run->batch > chunk ? run->batch : chunk);
 	segments = (range + run->segment - 1) / run->segment;
 	run->nlanes = (uint64_t)n > segments ? (segments ? (int)segments : 1) : n;
 }
