@@ -424,6 +424,12 @@ static int write_out(struct lane *l, int i, struct diag *d)
 	return rc;
 }
 
+/* Whether bytes at buf for member byte pos carry on where o ends. */
+static bool follows(const struct target_out *o, const uint8_t *buf, uint64_t pos)
+{
+	return o->buf + o->len == buf && o->pos + o->len == pos;
+}
+
 /* Adds the piece's rebuilt blocks to what each target is to be written. */
 static int queue_out(struct lane *l, const struct rows_piece *p, uint64_t pos, struct diag *d)
 {
@@ -433,7 +439,7 @@ static int queue_out(struct lane *l, const struct rows_piece *p, uint64_t pos, s
 		struct target_out *o = &l->out[i];
 		const uint8_t *buf = p->block[l->run->t[i].role];
 
-		if (o->len && (o->buf + o->len != buf || o->pos + o->len != pos) && write_out(l, i, d) < 0)
+		if (o->len && !follows(o, buf, pos) && write_out(l, i, d) < 0)
 			return -1;
 		if (!o->len) {
 			o->buf = buf;
