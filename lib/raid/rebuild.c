@@ -1,7 +1,7 @@
 /* rebuild: walks the targets' data areas from start to end, as md's
- * recovery does, filling them from the survivors: RAID4/5/6 a batch of
- * stripe rows at a time, in lanes that take turns, each with its members'
- * I/O in parallel; RAID1/10 by copying each run from a copy that is present. */
+ * recovery does, filling them from the survivors: RAID4/5/6 on the row
+ * engine, in lanes that walk segments side by side and commit them in
+ * order; RAID1/10 by copying each run from a copy that is present. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -9,15 +9,14 @@
 #include <time.h>
 
 #include "md/layout.h"
-#include "io/memberio.h"
 #include "raid/parity.h"
-#include "io/pool.h"
 #include "raid/rebuild.h"
 #include "raid/rows.h"
 #include "md/recovery.h"
 
 #define LANES_MAX REBUILD_JOBS_MAX
-#define LANE_MEMORY (48u << 20)      /* what every lane's buffers may take together */
+
+struct lane;
 
 struct rebuild_run {
 	struct array *a;
@@ -28,8 +27,15 @@ struct rebuild_run {
 	struct rebuild_target *target_of[ST_MAX_DISKS];
 	uint64_t start, end;         /* member sectors */
 	double last_checkpoint;
-	/* RAID4/5/6 lanes hand over batches in order under lock: a batch is
-	 * committed (its events told, checkpointed) only after the one below */
+	/* RAID4/5/6: lanes, each walking every nlanes-th segment of the
+	 * member range with the row engine, batch bytes of each member at a
+	 * time */
+	struct lane *lane;
+	int nlanes;
+	size_t batch;
+	uint64_t segment;            /* member bytes, whole batches and whole rows */
+	/* lanes commit batches in order under lock: a batch is committed (its
+	 * events told, checkpointed) only after the one below */
 	pthread_mutex_t lock;
 	pthread_cond_t turn;
 	uint64_t committed;          /* member bytes, every batch below on the targets */
@@ -132,465 +138,411 @@ static void lose_page(struct rebuild_target *t, uint8_t *page, uint64_t member_s
 
 /* ---- RAID4/5/6 ---- */
 
-/* One of a lane's two buffer sets: its workers fill (survivors) or drain
- * (targets) one while the lane rebuilds the other.  A batch is a range
- * of member bytes, the same on every member: whole rows when chunks are
- * small, a slice of one row when they are large, so that the buffers stay
- * in the CPU's caches between the copy from the page cache and the math. */
-struct slab_set {
-	uint8_t **buf;               /* per role: batch bytes */
-	bool *bad;                   /* per role: a flag per page, unreadable */
-	bool any_bad;
-	uint64_t rpos;               /* member bytes where the survivors' batch starts */
-	struct member_io *io;        /* per role */
-};
+/* A lane walks every lanes-th segment of the member range with the row
+ * engine, which mends the targets' blocks (missing in the array while they
+ * are rebuilt) and any unreadable page of a survivor from P/Q.  A segment
+ * is this many of the engine's batches: each one starts the engine again
+ * (its workers, its buffers, a first read nothing overlaps), so it is long
+ * beside that, and short beside the range, so the lanes share the work. */
+#define SEGMENT_SIZE 32
 
 /* An event kept until its batch is committed, so that the caller hears of
  * them in the order of the array, whichever lane met them first. */
 struct held_event {
 	uint64_t batch;              /* member bytes where its batch starts */
+	unsigned seq;                /* the order the lane met it in */
 	struct rebuild_event e;
 };
 
-/* One lane: it rebuilds every lanes-th batch, starting with its own
- * index, through its own buffers and workers. */
-struct parity_walk {
+/* A target's rebuilt bytes of the batch being visited, not yet written:
+ * the pieces of a batch lie one after the other in the engine's buffers,
+ * so a batch goes out in one write per target. */
+struct target_out {
+	const uint8_t *buf;
+	uint64_t pos;                /* member bytes */
+	size_t len;
+};
+
+struct lane {
 	struct rebuild_run *run;
-	int lane, lanes;
-	int workers;                 /* per lane */
+	int index;
 	size_t chunk;
-	size_t batch;                /* member bytes per batch */
-	size_t pages;                /* per role and batch */
-	int ndisks;
-	uint8_t *arena;              /* every buffer below */
-	uint8_t *zero, *pq[2];       /* zeroes; scratch P and Q for verifying */
-	struct slab_set set[2];
-	struct pool pool;
+	size_t batch;                /* member bytes the engine reads of each member at a time */
+	int nmissing;                /* roles the array lacks: the targets and any others */
+	/* under run->lock: the segment walked, [seg_from, done) on the targets */
+	uint64_t seg_from, seg_to, done;
+	struct target_out out[ST_MAX_DISKS];    /* per target, as run->t */
+	uint8_t *zero, *pq[2];       /* a batch each: zeroes; scratch P and Q for verifying */
+	/* under run->lock: events of batches not yet committed */
 	struct held_event *held;
 	int nheld, capheld;
+	unsigned seq;
 	struct diag d;
 	pthread_t th;
 };
 
-/* Where a piece of a batch lies: its stripe row, its offset in the chunk,
- * and the row's placement. */
-struct piece {
-	uint64_t row;
-	size_t in_chunk;             /* bytes from the start of the chunk */
-	size_t at;                   /* bytes from the start of the batch */
-	size_t len;
-	struct stripe_map map;
-};
-
-static void walk_free(struct parity_walk *w)
-{
-	int s;
-
-	for (s = 0; s < 2; s++) {
-		free(w->set[s].buf);
-		free(w->set[s].bad);
-		free(w->set[s].io);
-	}
-	free(w->held);
-	free(w->arena);
-}
-
-/* The row engine's batch: a part of a chunk where members are many, so a
- * lane's memory stays within the budget whatever the member count. */
-static size_t walk_batch(const struct rebuild_run *run)
-{
-	return rows_batch_bytes(run->a->geo.raid_disks, (size_t)run->a->geo.chunk_sectors * 512, ROWS_BUDGET);
-}
-
-static size_t walk_arena_bytes(const struct rebuild_run *run)
-{
-	return (2 * (size_t)run->a->geo.raid_disks + 3) * walk_batch(run);
-}
-
-/* Every buffer is carved from one arena: two sets of a batch per role,
- * zeroes, and scratch P and Q. */
-static int walk_alloc(struct parity_walk *w, struct rebuild_run *run, struct diag *d)
-{
-	uint8_t *at;
-	int s, i;
-
-	w->run = run;
-	w->ndisks = run->a->geo.raid_disks;
-	w->chunk = (size_t)run->a->geo.chunk_sectors * 512;
-	w->batch = walk_batch(run);
-	w->pages = w->batch / ROWS_PAGE;
-	at = w->arena = dev_alloc_huge(walk_arena_bytes(run));
-	for (s = 0; s < 2; s++) {
-		struct slab_set *ss = &w->set[s];
-
-		ss->buf = calloc((size_t)w->ndisks, sizeof(*ss->buf));
-		ss->bad = calloc((size_t)w->ndisks * w->pages, sizeof(*ss->bad));
-		ss->io = calloc((size_t)w->ndisks, sizeof(*ss->io));
-		if (!ss->buf || !ss->bad || !ss->io)
-			return diag_fail(d, "out of memory");
-		for (i = 0; i < w->ndisks; i++, at += w->batch)
-			ss->buf[i] = at;
-	}
-	w->zero = at;
-	memset(w->zero, 0, w->batch);
-	w->pq[0] = at + w->batch;
-	w->pq[1] = at + 2 * w->batch;
-	return 0;
-}
-
-/* Sets up a job on ss: survivors read member bytes [rpos, rpos + rlen),
- * targets write [wpos, wpos + wlen); either length may be 0. */
-static void set_job(struct parity_walk *w, struct slab_set *ss, uint64_t rpos, size_t rlen,
-		    uint64_t wpos, size_t wlen)
-{
-	struct array *a = w->run->a;
-	int i;
-
-	for (i = 0; i < w->ndisks; i++) {
-		struct member *sv = a->role[i], *tg = w->run->target_of[i] ? w->run->target_of[i]->m : NULL;
-		struct member *m = sv && rlen ? sv : tg && wlen ? tg : NULL;
-
-		ss->io[i] = (struct member_io){ .dev = m ? &m->dev : NULL, .buf = ss->buf[i],
-						.len = sv ? rlen : wlen, .write = m && m == tg,
-						.off = m ? m->sb.data_offset * 512 + (sv ? rpos : wpos) : 0 };
-	}
-	if (rlen) {
-		memset(ss->bad, 0, (size_t)w->ndisks * w->pages);
-		ss->any_bad = false;
-		ss->rpos = rpos;
-	}
-}
-
 /* Keeps an event of the batch at member bytes batch for its commit. */
-static int hold(struct parity_walk *w, uint64_t batch, const struct rebuild_event *e, struct diag *d)
+static int hold(struct lane *l, uint64_t batch, const struct rebuild_event *e, struct diag *d)
 {
-	struct held_event *h = room_for_one(w->held, w->nheld, &w->capheld, sizeof(*h));
+	struct rebuild_run *run = l->run;
+	struct held_event *h;
+	int rc = 0;
 
-	if (!h)
-		return diag_fail(d, "out of memory");
-	w->held = h;
-	w->held[w->nheld++] = (struct held_event){ batch, *e };
-	return 0;
+	pthread_mutex_lock(&run->lock);
+	if ((h = room_for_one(l->held, l->nheld, &l->capheld, sizeof(*h)))) {
+		l->held = h;
+		l->held[l->nheld++] = (struct held_event){ batch, l->seq++, *e };
+	} else {
+		rc = diag_fail(d, "out of memory");
+	}
+	pthread_mutex_unlock(&run->lock);
+	return rc;
 }
 
-/* A survivor's batch read failed: read it again a page at a time and mark
- * the pages that fail, so the rest can still be used. */
-static int read_pages(struct parity_walk *w, struct slab_set *ss, int role, struct diag *d)
+/* A batch's events in the order they have always been told in: its
+ * survivors' read errors first, a member at a time, then what its pieces
+ * met, in the order met. */
+static int held_order(const void *x, const void *y)
 {
-	struct member_io *io = &ss->io[role];
-	size_t p, np = io->len / ROWS_PAGE;
-	struct rebuild_event e = { .kind = REBUILD_READ_ERROR, .member = w->run->a->role[role],
-				   .role = role };
-	struct diag why;
+	const struct held_event *a = x, *b = y;
+	int ca = a->e.kind != REBUILD_READ_ERROR, cb = b->e.kind != REBUILD_READ_ERROR;
 
-	for (p = 0; p < np; p++) {
-		if (dev_read(io->dev, (uint8_t *)io->buf + p * ROWS_PAGE, ROWS_PAGE, io->off + p * ROWS_PAGE, &why) == 0)
-			continue;
-		ss->bad[(size_t)role * w->pages + p] = true;
-		ss->any_bad = true;
-		e.member_offset = io->off + p * ROWS_PAGE;
-		e.length = ROWS_PAGE;
-		if (hold(w, ss->rpos, &e, d) < 0)
+	if (a->batch != b->batch)
+		return a->batch < b->batch ? -1 : 1;
+	if (ca != cb)
+		return ca - cb;
+	if (!ca && a->e.role != b->e.role)
+		return a->e.role - b->e.role;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Tells, in order, the lane's events of batches below upto, and forgets
+ * them.  Called under run->lock. */
+static int tell_held(struct lane *l, uint64_t upto, struct diag *d)
+{
+	int i, k = 0, rc = 0;
+
+	if (!l->nheld)
+		return 0;
+	qsort(l->held, (size_t)l->nheld, sizeof(*l->held), held_order);
+	for (i = 0; i < l->nheld; i++) {
+		if (l->held[i].batch >= upto)
+			l->held[k++] = l->held[i];
+		else if (rc == 0)
+			rc = tell(l->run, &l->held[i].e, d);
+	}
+	l->nheld = k;
+	return rc;
+}
+
+/* The lane walking the segment that holds member byte pos, if any. */
+static struct lane *owner(struct rebuild_run *run, uint64_t pos)
+{
+	int k;
+
+	for (k = 0; k < run->nlanes; k++)
+		if (run->lane[k].seg_from <= pos && pos < run->lane[k].seg_to)
+			return &run->lane[k];
+	return NULL;
+}
+
+/* Moves committed up over every batch now on the targets, telling their
+ * events and checkpointing.  Called under run->lock. */
+static int advance(struct rebuild_run *run, struct diag *d)
+{
+	struct lane *l;
+
+	while ((l = owner(run, run->committed)) && l->done > run->committed) {
+		if (tell_held(l, l->done, d) < 0)
+			return -1;
+		run->committed = l->done;
+		if (checkpoint(run, run->committed / 512, false, d) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int collect(struct parity_walk *w, struct slab_set *ss, struct diag *d)
+/* The lane's batches below done are on its targets. */
+static int commit(struct lane *l, uint64_t done, struct diag *d)
 {
-	int i;
+	struct rebuild_run *run = l->run;
+	int rc;
 
-	pool_wait(&w->pool);
-	for (i = 0; i < w->ndisks; i++) {
-		struct member_io *io = &ss->io[i];
-
-		if (!io->dev || io->rc == 0)
-			continue;
-		if (io->write) {
-			*d = io->d;
-			return -1;
-		}
-		if (read_pages(w, ss, i, d) < 0)
-			return -1;
-	}
-	return 0;
+	pthread_mutex_lock(&run->lock);
+	l->done = done;
+	rc = run->failed ? diag_fail(d, "stopped: another lane failed") : advance(run, d);
+	pthread_cond_broadcast(&run->turn);
+	pthread_mutex_unlock(&run->lock);
+	return rc;
 }
 
-/* The blocks of a piece, at byte off within it, in parity_recover's order. */
-static int piece_blocks(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
-			size_t off, void **blocks)
+/* Waits until everything below to is committed: only then may the lane
+ * take another segment. */
+static int wait_committed(struct lane *l, uint64_t to, struct diag *d)
 {
-	return layout_row_blocks(&pc->map, ss->buf, pc->at + off, w->zero, blocks);
+	struct rebuild_run *run = l->run;
+	int rc = 0;
+
+	pthread_mutex_lock(&run->lock);
+	while (run->committed < to && !run->failed)
+		pthread_cond_wait(&run->turn, &run->lock);
+	if (run->committed < to)
+		rc = diag_fail(d, "stopped: another lane failed");
+	pthread_mutex_unlock(&run->lock);
+	return rc;
+}
+
+/* Stops every lane; the first to fail is the one whose message counts. */
+static void lane_fail(struct lane *l)
+{
+	pthread_mutex_lock(&l->run->lock);
+	if (!l->run->failed)
+		l->run->first_failed = l->index;
+	l->run->failed = true;
+	pthread_cond_broadcast(&l->run->turn);
+	pthread_mutex_unlock(&l->run->lock);
 }
 
 /* Array bytes of the data block of role at byte off of a piece, if the
  * role holds data in that row. */
-static void note_lost_data(const struct piece *pc, size_t chunk, size_t off, int role,
+static void note_lost_data(const struct rows_piece *p, size_t chunk, size_t off, int role,
 			   struct rebuild_event *e)
 {
-	const struct stripe_map *m = &pc->map;
+	const struct stripe_map *m = p->map;
 	int i;
 
 	for (i = 0; i < m->data_disks; i++) {
 		if (m->data[i] != role)
 			continue;
-		e->lost_offset[e->nlost] = (pc->row * (uint64_t)m->data_disks + (uint64_t)i) * chunk +
-					   pc->in_chunk + off;
+		e->lost_offset[e->nlost] = (p->row * (uint64_t)m->data_disks + (uint64_t)i) * chunk + p->at + off;
 		e->lost_length[e->nlost++] = ROWS_PAGE;
 	}
 }
 
-/* RAID6 with one block rebuilt still has Q (or P) to spare: recompute both
- * and report each page where the survivors disagree with them. */
-static int verify_piece(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
-			uint64_t pos, struct diag *d)
+/* The pages of the piece a survivor could not read: one event each. */
+static int note_read_errors(struct lane *l, const struct rows_piece *p, uint64_t pos, uint64_t batch,
+			    struct diag *d)
 {
-	void *blocks[ST_MAX_DISKS + 2];
-	int nd = piece_blocks(w, ss, pc, 0, blocks), i;
-	uint8_t *p = blocks[nd], *q = blocks[nd + 1];
-	size_t off;
+	struct array *a = l->run->a;
+	size_t pg, pages = p->len / ROWS_PAGE;
+	int i;
 
-	blocks[nd] = w->pq[0];
-	blocks[nd + 1] = w->pq[1];
-	parity_gen_pq(nd, pc->len, blocks);
-	for (off = 0; off < pc->len; off += ROWS_PAGE) {
-		const struct member *pm = w->run->a->role[pc->map.pd];
-		struct rebuild_event e = { .kind = REBUILD_DISAGREE, .role = pc->map.pd, .member = pm,
+	for (i = 0; i < a->geo.raid_disks; i++) {
+		struct rebuild_event e = { .kind = REBUILD_READ_ERROR, .member = a->role[i], .role = i,
 					   .length = ROWS_PAGE };
 
-		if (!memcmp(w->pq[0] + off, p + off, ROWS_PAGE) && !memcmp(w->pq[1] + off, q + off, ROWS_PAGE))
-			continue;
-		e.member_offset = (pm ? pm->sb.data_offset * 512 : 0) + pos + pc->at + off;
-		for (i = 0; i < pc->map.data_disks; i++)
-			note_lost_data(pc, w->chunk, off, pc->map.data[i], &e);
-		if (hold(w, pos, &e, d) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Roles whose blocks must be computed in a piece: the targets and roles
- * with neither a survivor nor a target; plus, for one page (its index in
- * the batch, or -1 for none), the survivors that could not read it. */
-static int lost_blocks(struct parity_walk *w, struct slab_set *ss, const struct stripe_map *m,
-		       size_t page, int *missing, int *roles)
-{
-	struct array *a = w->run->a;
-	int q = m->qd >= 0, n = 0, i, k;
-
-	for (i = 0; i < w->ndisks; i++) {
-		bool lost = !a->role[i] || (page != (size_t)-1 && ss->bad[(size_t)i * w->pages + page]);
-
-		k = layout_block_index(m, i, q);
-		if (lost && k >= 0) {
-			roles[n] = i;
-			missing[n++] = k;
-		}
-	}
-	return n;
-}
-
-/* Slow path for a piece with unreadable pages: page by page, rebuild what
- * redundancy allows and log the rest as bad on the targets. */
-static int rebuild_piece_pages(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
-			       uint64_t pos, struct diag *d)
-{
-	int q = pc->map.qd >= 0, missing[ST_MAX_DISKS], roles[ST_MAX_DISKS], nmiss, i;
-	void *blocks[ST_MAX_DISKS + 2];
-	size_t off;
-
-	for (off = 0; off < pc->len; off += ROWS_PAGE) {
-		struct rebuild_event e = { 0 };
-
-		nmiss = lost_blocks(w, ss, &pc->map, (pc->at + off) / ROWS_PAGE, missing, roles);
-		piece_blocks(w, ss, pc, off, blocks);
-		if (nmiss <= (q ? 2 : 1)) {
-			if (nmiss && parity_recover(q ? pc->map.syndrome_disks : pc->map.data_disks, q, ROWS_PAGE,
-						    blocks, missing, nmiss) < 0)
-				return diag_fail(d, "cannot rebuild row %llu", (unsigned long long)pc->row);
-			continue;
-		}
-		for (i = 0; i < nmiss; i++)
-			note_lost_data(pc, w->chunk, off, roles[i], &e);
-		for (i = 0; i < nmiss; i++) {
-			struct rebuild_target *t = w->run->target_of[roles[i]];
-
-			if (!t)
+		for (pg = 0; a->role[i] && pg < pages; pg++) {
+			if (!p->lost[i][pg])
 				continue;
-			lose_page(t, ss->buf[roles[i]] + pc->at + off, (pos + pc->at + off) / 512, &e);
-			if (hold(w, pos, &e, d) < 0)
+			e.member_offset = a->role[i]->sb.data_offset * 512 + pos + pg * ROWS_PAGE;
+			if (hold(l, batch, &e, d) < 0)
 				return -1;
 		}
 	}
 	return 0;
 }
 
-static bool piece_has_bad(struct parity_walk *w, struct slab_set *ss, const struct piece *pc)
+static bool piece_has_read_errors(const struct lane *l, const struct rows_piece *p)
 {
-	size_t p;
+	struct array *a = l->run->a;
+	size_t pg, pages = p->len / ROWS_PAGE;
 	int i;
 
-	for (i = 0; ss->any_bad && i < w->ndisks; i++)
-		for (p = pc->at / ROWS_PAGE; p < (pc->at + pc->len) / ROWS_PAGE; p++)
-			if (ss->bad[(size_t)i * w->pages + p])
+	for (i = 0; i < a->geo.raid_disks; i++)
+		for (pg = 0; a->role[i] && pg < pages; pg++)
+			if (p->lost[i][pg])
 				return true;
 	return false;
 }
 
-static int rebuild_piece(struct parity_walk *w, struct slab_set *ss, const struct piece *pc,
-			 uint64_t pos, struct diag *d)
+/* The pages of the piece more was lost in than the level rebuilds: zeroed
+ * on the targets and logged as bad there, with the array data lost. */
+static int lose_beyond(struct lane *l, const struct rows_piece *p, uint64_t pos, uint64_t batch,
+		       struct diag *d)
 {
-	int missing[ST_MAX_DISKS], roles[ST_MAX_DISKS], nmiss, q = pc->map.qd >= 0;
-	void *blocks[ST_MAX_DISKS + 2];
+	struct rebuild_run *run = l->run;
+	size_t pg, pages = p->len / ROWS_PAGE;
+	int i;
 
-	if (piece_has_bad(w, ss, pc))
-		return rebuild_piece_pages(w, ss, pc, pos, d);
-	nmiss = lost_blocks(w, ss, &pc->map, (size_t)-1, missing, roles);
-	piece_blocks(w, ss, pc, 0, blocks);
-	if (nmiss > (q ? 2 : 1) ||
-	    parity_recover(q ? pc->map.syndrome_disks : pc->map.data_disks, q, pc->len, blocks,
-			   missing, nmiss) < 0)
-		return diag_fail(d, "row %llu: %d blocks lost, more than the array can rebuild",
-				 (unsigned long long)pc->row, nmiss);
-	if (q && nmiss == 1)
-		return verify_piece(w, ss, pc, pos, d);
+	for (pg = 0; pg < pages; pg++) {
+		struct rebuild_event e = { 0 };
+
+		if (!p->beyond[pg])
+			continue;
+		for (i = 0; i < run->a->geo.raid_disks; i++)
+			if (p->lost[i][pg])
+				note_lost_data(p, l->chunk, pg * ROWS_PAGE, i, &e);
+		for (i = 0; i < run->a->geo.raid_disks; i++) {
+			struct rebuild_target *t = run->target_of[i];
+
+			if (!t || !p->lost[i][pg])
+				continue;
+			lose_page(t, p->block[i] + pg * ROWS_PAGE, (pos + pg * ROWS_PAGE) / 512, &e);
+			if (hold(l, batch, &e, d) < 0)
+				return -1;
+		}
+	}
 	return 0;
 }
 
-/* Rebuilds member bytes [pos, pos + len) held in ss, a row piece at a time. */
-static int rebuild_batch(struct parity_walk *w, struct slab_set *ss, uint64_t pos, size_t len,
-			 struct diag *d)
+/* RAID6 with one block rebuilt still has Q (or P) to spare: recompute both
+ * and report each page where the survivors disagree with them. */
+static int verify_piece(struct lane *l, const struct rows_piece *p, uint64_t pos, uint64_t batch,
+			struct diag *d)
 {
-	struct piece pc = { .row = UINT64_MAX };
-	size_t at;
+	void *blocks[ST_MAX_DISKS + 2];
+	int nd = layout_row_blocks(p->map, p->block, 0, l->zero, blocks), i;
+	const uint8_t *pp = blocks[nd], *qq = blocks[nd + 1];
+	const struct member *pm = l->run->a->role[p->map->pd];
+	size_t off;
 
-	for (at = 0; at < len; at += pc.len) {
-		uint64_t row = (pos + at) / w->chunk;
+	blocks[nd] = l->pq[0];
+	blocks[nd + 1] = l->pq[1];
+	parity_gen_pq(nd, p->len, blocks);
+	for (off = 0; off < p->len; off += ROWS_PAGE) {
+		struct rebuild_event e = { .kind = REBUILD_DISAGREE, .role = p->map->pd, .member = pm,
+					   .length = ROWS_PAGE };
 
-		if (row != pc.row)
-			layout_stripe(&w->run->a->geo, row, &pc.map);
-		pc.row = row;
-		pc.in_chunk = (size_t)((pos + at) % w->chunk);
-		pc.at = at;
-		pc.len = w->chunk - pc.in_chunk < len - at ? w->chunk - pc.in_chunk : len - at;
-		if (rebuild_piece(w, ss, &pc, pos, d) < 0)
+		if (!memcmp(l->pq[0] + off, pp + off, ROWS_PAGE) && !memcmp(l->pq[1] + off, qq + off, ROWS_PAGE))
+			continue;
+		e.member_offset = (pm ? pm->sb.data_offset * 512 : 0) + pos + off;
+		for (i = 0; i < p->map->data_disks; i++)
+			note_lost_data(p, l->chunk, off, p->map->data[i], &e);
+		if (hold(l, batch, &e, d) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* Commits the batch at member bytes [pos, pos + len), on the targets now:
- * waits for the batch below it, tells its events and checkpoints. */
-static int commit(struct parity_walk *w, uint64_t pos, size_t len, struct diag *d)
+static int write_out(struct lane *l, int i, struct diag *d)
 {
-	struct rebuild_run *run = w->run;
-	int i, k = 0, rc = 0;
+	struct target_out *o = &l->out[i];
+	struct member *m = l->run->t[i].m;
+	int rc = o->len ? dev_write(&m->dev, o->buf, o->len, m->sb.data_offset * 512 + o->pos, d) : 0;
 
-	pthread_mutex_lock(&run->lock);
-	while (run->committed != pos && !run->failed)
-		pthread_cond_wait(&run->turn, &run->lock);
-	if (run->failed)
-		rc = diag_fail(d, "stopped: another lane failed");
-	for (i = 0; i < w->nheld; i++) {
-		if (rc == 0 && w->held[i].batch == pos)
-			rc = tell(run, &w->held[i].e, d);
-		else if (w->held[i].batch != pos)
-			w->held[k++] = w->held[i];
-	}
-	w->nheld = k;
-	if (rc == 0) {
-		run->committed = pos + len;
-		rc = checkpoint(run, run->committed / 512, false, d);
-	}
-	pthread_cond_broadcast(&run->turn);
-	pthread_mutex_unlock(&run->lock);
+	o->len = 0;
 	return rc;
 }
 
-static bool stopped(struct rebuild_run *run)
+/* Whether bytes at buf for member byte pos carry on where o ends. */
+static bool follows(const struct target_out *o, const uint8_t *buf, uint64_t pos)
 {
-	bool failed;
-
-	pthread_mutex_lock(&run->lock);
-	failed = run->failed;
-	pthread_mutex_unlock(&run->lock);
-	return failed;
+	return o->buf + o->len == buf && o->pos + o->len == pos;
 }
 
-/* Stops every lane; the first to fail is the one whose message counts. */
-static void lane_fail(struct parity_walk *w)
-{
-	pthread_mutex_lock(&w->run->lock);
-	if (!w->run->failed)
-		w->run->first_failed = w->lane;
-	w->run->failed = true;
-	pthread_cond_broadcast(&w->run->turn);
-	pthread_mutex_unlock(&w->run->lock);
-}
-
-/* The length of the batch at pos, 0 past the end. */
-static size_t batch_len(const struct parity_walk *w, uint64_t pos, uint64_t last)
-{
-	return pos >= last ? 0 : last - pos < w->batch ? (size_t)(last - pos) : w->batch;
-}
-
-/* A lane's pipeline: while it rebuilds batch j in one set, its workers
- * read batch j + 1 into the other and write batch j - 1 out of it. */
-static void *lane_run(void *p)
-{
-	struct parity_walk *w = p;
-	struct rebuild_run *run = w->run;
-	struct diag *d = &w->d;
-	uint64_t last = run->end * 512, step = (uint64_t)w->lanes * w->batch, prev = 0;
-	uint64_t pos = run->start * 512 + (uint64_t)w->lane * w->batch;
-	size_t len = batch_len(w, pos, last), prev_len = 0;
-	int cur = 0, rc;
-
-	pool_start(&w->pool, w->ndisks, w->workers);
-	set_job(w, &w->set[0], pos, len, 0, 0);
-	pool_submit(&w->pool, member_io_run, w->set[0].io, sizeof(*w->set[0].io));
-	rc = collect(w, &w->set[0], d);
-	for (; rc == 0 && len; pos += step, len = batch_len(w, pos, last)) {
-		set_job(w, &w->set[!cur], pos + step, batch_len(w, pos + step, last), prev, prev_len);
-		pool_submit(&w->pool, member_io_run, w->set[!cur].io, sizeof(*w->set[!cur].io));
-		rc = rebuild_batch(w, &w->set[cur], pos, len, d);
-		if (collect(w, &w->set[!cur], rc < 0 ? &(struct diag){ "" } : d) < 0 && rc == 0)
-			rc = -1;
-		if (rc == 0 && prev_len)
-			rc = commit(w, prev, prev_len, d);
-		if (rc == 0 && stopped(run))
-			rc = diag_fail(d, "stopped: another lane failed");
-		prev = pos;
-		prev_len = len;
-		cur = !cur;
-	}
-	if (rc == 0 && prev_len) {
-		set_job(w, &w->set[!cur], 0, 0, prev, prev_len);
-		pool_submit(&w->pool, member_io_run, w->set[!cur].io, sizeof(*w->set[!cur].io));
-		rc = collect(w, &w->set[!cur], d);
-		if (rc == 0)
-			rc = commit(w, prev, prev_len, d);
-	}
-	pool_wait(&w->pool);
-	pool_stop(&w->pool);
-	if (rc < 0)
-		lane_fail(w);
-	return NULL;
-}
-
-/* How many pool workers a pass over a's members should have, given cpus
- * CPUs to spend: one per role when any member is a block device, a disk
- * that can work while the others do; one per CPU for image files, whose
- * I/O is a copy from the page cache that more threads than CPUs would only
- * take turns at. */
-static int member_io_workers(const struct array *a, int cpus)
+/* Adds the piece's rebuilt blocks to what each target is to be written. */
+static int queue_out(struct lane *l, const struct rows_piece *p, uint64_t pos, struct diag *d)
 {
 	int i;
 
-	for (i = 0; i < a->nmembers; i++)
-		if (a->members[i].dev.is_blockdev)
-			return a->geo.raid_disks;
-	return cpus > 1 ? cpus : 1;
+	for (i = 0; i < l->run->n; i++) {
+		struct target_out *o = &l->out[i];
+		const uint8_t *buf = p->block[l->run->t[i].role];
+
+		if (o->len && !follows(o, buf, pos) && write_out(l, i, d) < 0)
+			return -1;
+		if (!o->len) {
+			o->buf = buf;
+			o->pos = pos;
+		}
+		o->len += p->len;
+	}
+	return 0;
+}
+
+/* The engine's batches run from the segment's start a batch at a time:
+ * the start of the one holding pos, and whether one ends at end. */
+static uint64_t batch_of(const struct lane *l, uint64_t pos)
+{
+	return l->seg_from + (pos - l->seg_from) / l->batch * l->batch;
+}
+
+static bool ends_batch(const struct lane *l, uint64_t end)
+{
+	return end == l->seg_to || (end - l->seg_from) % l->batch == 0;
+}
+
+/* The row engine's visit: the piece's target blocks are rebuilt; what it
+ * met is held for the caller, and at the end of a batch the targets are
+ * written and the batch committed, before the engine reads into its
+ * buffers again. */
+static int rebuild_piece(void *ctx, struct rows_piece *p, struct diag *d)
+{
+	struct lane *l = ctx;
+	uint64_t pos = p->row * l->chunk + p->at, batch = batch_of(l, pos);
+	int i;
+
+	if (note_read_errors(l, p, pos, batch, d) < 0)
+		return -1;
+	if (p->nbeyond && lose_beyond(l, p, pos, batch, d) < 0)
+		return -1;
+	if (p->map->qd >= 0 && l->nmissing == 1 && !piece_has_read_errors(l, p) &&
+	    verify_piece(l, p, pos, batch, d) < 0)
+		return -1;
+	if (queue_out(l, p, pos, d) < 0)
+		return -1;
+	if (!ends_batch(l, pos + p->len))
+		return 0;
+	for (i = 0; i < l->run->n; i++)
+		if (write_out(l, i, d) < 0)
+			return -1;
+	return commit(l, pos + p->len, d);
+}
+
+/* Walks the lane's segments: every lanes-th, from its own index on. */
+static void *lane_run(void *arg)
+{
+	struct lane *l = arg;
+	struct rebuild_run *run = l->run;
+	uint64_t last = run->end * 512, step = (uint64_t)run->nlanes * run->segment, from;
+	int rc = 0;
+
+	for (from = run->start * 512 + (uint64_t)l->index * run->segment; rc == 0 && from < last; from += step) {
+		struct rows_walk w = { .a = run->a, .from = from,
+				       .to = last - from < run->segment ? last : from + run->segment,
+				       .mend = true, .member_bytes = l->batch, .visit = rebuild_piece, .ctx = l };
+
+		pthread_mutex_lock(&run->lock);
+		l->seg_from = l->done = w.from;
+		l->seg_to = w.to;
+		pthread_mutex_unlock(&run->lock);
+		rc = rows_walk(&w, &l->d);
+		if (rc == 0)
+			rc = wait_committed(l, w.to, &l->d);
+	}
+	if (rc < 0)
+		lane_fail(l);
+	return NULL;
+}
+
+static int missing_roles(const struct array *a)
+{
+	int i, n = 0;
+
+	for (i = 0; i < a->geo.raid_disks; i++)
+		n += !a->role[i];
+	return n;
+}
+
+static void lane_init(struct lane *l, struct rebuild_run *run, int index)
+{
+	l->run = run;
+	l->index = index;
+	l->chunk = (size_t)run->a->geo.chunk_sectors * 512;
+	l->batch = run->batch;
+	l->nmissing = missing_roles(run->a);
+	l->zero = dev_alloc(l->batch);
+	l->pq[0] = dev_alloc(l->batch);
+	l->pq[1] = dev_alloc(l->batch);
+	memset(l->zero, 0, l->batch);
+}
+
+static void lane_free(struct lane *l)
+{
+	free(l->zero);
+	free(l->pq[0]);
+	free(l->pq[1]);
+	free(l->held);
 }
 
 static int cpus_online(void)
@@ -602,63 +554,63 @@ static int cpus_online(void)
 	return 1;
 }
 
-/* Lanes keep every CPU busy: one lane's workers copy while another does the
- * math.  As many as the caller asks for or there are CPUs, and batches,
- * within LANE_MEMORY. */
-static int lane_count(const struct rebuild_run *run)
+/* Lanes keep every CPU busy: one lane's engine reads while another's does
+ * the math.  As many as the caller asks for or there are CPUs, their
+ * batches sized from their shares of the one memory budget; then no more
+ * lanes than segments. */
+static void plan_lanes(struct rebuild_run *run)
 {
-	uint64_t batches = ((run->end - run->start) * 512 + walk_batch(run) - 1) / walk_batch(run);
-	size_t fit = LANE_MEMORY / walk_arena_bytes(run);
+	size_t chunk = (size_t)run->a->geo.chunk_sectors * 512;
+	uint64_t range = (run->end - run->start) * 512, segments;
 	int n = run->o->jobs > 0 ? run->o->jobs : cpus_online();
 
 	if (n > LANES_MAX)
 		n = LANES_MAX;
-	if ((size_t)n > fit)
-		n = fit ? (int)fit : 1;
-	if ((uint64_t)n > batches)
-		n = batches ? (int)batches : 1;
-	return n;
+	run->batch = rows_batch_bytes(run->a->geo.raid_disks, chunk, ROWS_BUDGET / (unsigned)n);
+	run->segment = (uint64_t)SEGMENT_SIZE * (run->batch > chunk ? run->batch : chunk);
+	segments = (range + run->segment - 1) / run->segment;
+	run->nlanes = (uint64_t)n > segments ? (segments ? (int)segments : 1) : n;
 }
 
 /* Runs lanes lanes, the caller's thread the first; *no_threads when the
- * others could not be started (then none has committed anything: the
- * first batch is the caller's). */
+ * others could not be started (then nothing is committed: the first
+ * segment is the caller's). */
 static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struct diag *d)
 {
-	struct parity_walk w[LANES_MAX];
-	int cpus = cpus_online(), started, k, rc = 0, err;
-	int workers = member_io_workers(run->a, (cpus + lanes - 1) / lanes);
+	struct lane *l = calloc((size_t)lanes, sizeof(*l));
+	int started, k, rc = 0, err;
 
-	memset(w, 0, sizeof(w));
+	if (!l)
+		return diag_fail(d, "out of memory");
+	run->nlanes = lanes;
+	run->lane = l;
 	run->committed = run->start * 512;
 	run->failed = false;
-	for (k = 0; k < lanes && rc == 0; k++) {
-		w[k].lane = k;
-		w[k].lanes = lanes;
-		w[k].workers = workers;
-		rc = walk_alloc(&w[k], run, d);
-	}
+	for (k = 0; k < lanes; k++)
+		lane_init(&l[k], run, k);
 	pthread_mutex_init(&run->lock, NULL);
 	pthread_cond_init(&run->turn, NULL);
 	for (started = 1; rc == 0 && started < lanes; started++) {
-		err = pthread_create(&w[started].th, NULL, lane_run, &w[started]);
+		err = pthread_create(&l[started].th, NULL, lane_run, &l[started]);
 		if (err) {
 			rc = diag_fail(d, "cannot start the rebuild's threads: %s", strerror(err));
 			*no_threads = true;
-			lane_fail(&w[0]);
+			lane_fail(&l[0]);
 			break;
 		}
 	}
 	if (rc == 0)
-		lane_run(&w[0]);
+		lane_run(&l[0]);
 	for (k = 1; k < started; k++)
-		pthread_join(w[k].th, NULL);
+		pthread_join(l[k].th, NULL);
 	if (rc == 0 && run->failed) {
-		*d = w[run->first_failed].d;
+		*d = l[run->first_failed].d;
 		rc = -1;
 	}
-	for (k = 0; k < LANES_MAX; k++)
-		walk_free(&w[k]);
+	for (k = 0; k < lanes; k++)
+		lane_free(&l[k]);
+	free(l);
+	run->lane = NULL;
 	pthread_cond_destroy(&run->turn);
 	pthread_mutex_destroy(&run->lock);
 	return rc;
@@ -667,8 +619,10 @@ static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struc
 static int rebuild_parity(struct rebuild_run *run, struct diag *d)
 {
 	bool no_threads = false;
-	int rc = run_lanes(run, lane_count(run), &no_threads, d);
+	int rc;
 
+	plan_lanes(run);
+	rc = run_lanes(run, run->nlanes, &no_threads, d);
 	if (rc < 0 && no_threads)
 		rc = run_lanes(run, 1, &no_threads, d);
 	return rc;

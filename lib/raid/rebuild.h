@@ -11,7 +11,7 @@
 #include "md/recovery.h"
 #include "util/diag.h"
 
-/* The most batches a RAID4/5/6 rebuild works on side by side. */
+/* The most lanes a RAID4/5/6 rebuild walks its members with side by side. */
 #define REBUILD_JOBS_MAX 8
 
 /* What a rebuild reports as it goes. */
@@ -38,7 +38,7 @@ typedef void (*rebuild_progress)(void *ctx, uint64_t done, uint64_t total);
 struct rebuild_options {
 	bool restart;                /* ignore recorded recovery offsets */
 	unsigned checkpoint_ms;      /* how often recovery_offset is recorded; 0 = 1000 */
-	int jobs;                    /* RAID4/5/6 batches rebuilt side by side; 0: one per CPU */
+	int jobs;                    /* RAID4/5/6 lanes side by side; 0: one per CPU */
 	rebuild_report report;
 	rebuild_progress progress;
 	void *ctx;
