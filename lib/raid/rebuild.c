@@ -138,12 +138,12 @@ static void lose_page(struct rebuild_target *t, uint8_t *page, uint64_t member_s
 
 /* ---- RAID4/5/6 ---- */
 
-/* A lane walks every lanes-th segment of the member range with the row
- * engine, which mends the targets' blocks (missing in the array while they
- * are rebuilt) and any unreadable page of a survivor from P/Q.  A segment
- * is this many of the engine's batches: each one starts the engine again
- * (its workers, its buffers, a first read nothing overlaps), so it is long
- * beside that, and short beside the range, so the lanes share the work. */
+/* A lane walks every lanes-th segment of the member range with its own
+ * row engine, which mends the targets' blocks (missing in the array while
+ * they are rebuilt) and any unreadable page of a survivor from P/Q.  A
+ * segment is this many of the engine's batches: each walk starts with a
+ * read nothing overlaps, so it is long beside that, and short beside the
+ * range, so the lanes share the work. */
 #define SEGMENT_SIZE 32
 
 /* An event kept until its batch is committed, so that the caller hears of
@@ -169,6 +169,7 @@ struct lane {
 	size_t chunk;
 	size_t batch;                /* member bytes the engine reads of each member at a time */
 	int nmissing;                /* roles the array lacks: the targets and any others */
+	struct rows_engine engine;   /* kept from one segment to the next */
 	/* under run->lock: the segment walked, [seg_from, done) on the targets */
 	uint64_t seg_from, seg_to, done;
 	struct target_out out[ST_MAX_DISKS];    /* per target, as run->t */
@@ -450,18 +451,6 @@ static int queue_out(struct lane *l, const struct rows_piece *p, uint64_t pos, s
 	return 0;
 }
 
-/* The engine's batches run from the segment's start a batch at a time:
- * the start of the one holding pos, and whether one ends at end. */
-static uint64_t batch_of(const struct lane *l, uint64_t pos)
-{
-	return l->seg_from + (pos - l->seg_from) / l->batch * l->batch;
-}
-
-static bool ends_batch(const struct lane *l, uint64_t end)
-{
-	return end == l->seg_to || (end - l->seg_from) % l->batch == 0;
-}
-
 /* The row engine's visit: the piece's target blocks are rebuilt; what it
  * met is held for the caller, and at the end of a batch the targets are
  * written and the batch committed, before the engine reads into its
@@ -469,7 +458,7 @@ static bool ends_batch(const struct lane *l, uint64_t end)
 static int rebuild_piece(void *ctx, struct rows_piece *p, struct diag *d)
 {
 	struct lane *l = ctx;
-	uint64_t pos = p->row * l->chunk + p->at, batch = batch_of(l, pos);
+	uint64_t pos = p->row * l->chunk + p->at, batch = p->batch;
 	int i;
 
 	if (note_read_errors(l, p, pos, batch, d) < 0)
@@ -481,7 +470,7 @@ static int rebuild_piece(void *ctx, struct rows_piece *p, struct diag *d)
 		return -1;
 	if (queue_out(l, p, pos, d) < 0)
 		return -1;
-	if (!ends_batch(l, pos + p->len))
+	if (!p->last)
 		return 0;
 	for (i = 0; i < l->run->n; i++)
 		if (write_out(l, i, d) < 0)
@@ -500,13 +489,13 @@ static void *lane_run(void *arg)
 	for (from = run->start * 512 + (uint64_t)l->index * run->segment; rc == 0 && from < last; from += step) {
 		struct rows_walk w = { .a = run->a, .from = from,
 				       .to = last - from < run->segment ? last : from + run->segment,
-				       .mend = true, .member_bytes = l->batch, .visit = rebuild_piece, .ctx = l };
+				       .mend = true, .visit = rebuild_piece, .ctx = l };
 
 		pthread_mutex_lock(&run->lock);
 		l->seg_from = l->done = w.from;
 		l->seg_to = w.to;
 		pthread_mutex_unlock(&run->lock);
-		rc = rows_walk(&w, &l->d);
+		rc = rows_engine_walk(&l->engine, &w, &l->d);
 		if (rc == 0)
 			rc = wait_committed(l, w.to, &l->d);
 	}
@@ -524,7 +513,7 @@ static int missing_roles(const struct array *a)
 	return n;
 }
 
-static void lane_init(struct lane *l, struct rebuild_run *run, int index)
+static void lane_init(struct lane *l, struct rebuild_run *run, int index, int workers)
 {
 	l->run = run;
 	l->index = index;
@@ -535,14 +524,30 @@ static void lane_init(struct lane *l, struct rebuild_run *run, int index)
 	l->pq[0] = dev_alloc(l->batch);
 	l->pq[1] = dev_alloc(l->batch);
 	memset(l->zero, 0, l->batch);
+	rows_engine_start(&l->engine, run->a, l->batch, workers);
 }
 
 static void lane_free(struct lane *l)
 {
+	rows_engine_stop(&l->engine);
 	free(l->zero);
 	free(l->pq[0]);
 	free(l->pq[1]);
 	free(l->held);
+}
+
+/* Threads for a lane's member I/O: one a role when any member is a block
+ * device, a disk that can work while the others do; for image files the
+ * lane's share of the CPUs, their I/O being a copy from the page cache
+ * that more threads than CPUs would only take turns at. */
+static int member_io_workers(const struct array *a, int cpus)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++)
+		if (a->members[i].dev.is_blockdev)
+			return a->geo.raid_disks;
+	return cpus > 1 ? cpus : 1;
 }
 
 static int cpus_online(void)
@@ -578,7 +583,7 @@ static void plan_lanes(struct rebuild_run *run)
 static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struct diag *d)
 {
 	struct lane *l = calloc((size_t)lanes, sizeof(*l));
-	int started, k, rc = 0, err;
+	int started, k, rc = 0, err, cpus = cpus_online();
 
 	if (!l)
 		return diag_fail(d, "out of memory");
@@ -587,7 +592,7 @@ static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struc
 	run->committed = run->start * 512;
 	run->failed = false;
 	for (k = 0; k < lanes; k++)
-		lane_init(&l[k], run, k);
+		lane_init(&l[k], run, k, member_io_workers(run->a, (cpus + lanes - 1) / lanes));
 	pthread_mutex_init(&run->lock, NULL);
 	pthread_cond_init(&run->turn, NULL);
 	for (started = 1; rc == 0 && started < lanes; started++) {

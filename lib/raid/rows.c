@@ -144,10 +144,11 @@ static int batch_visit(struct rows_engine *e, struct rows_batch *b, struct diag 
 	while (rc == 0 && s < end && s < e->w->to) {
 		struct stripe_map map;
 		struct rows_piece p = { .row = s / e->chunk, .at = (size_t)(s % e->chunk), .map = &map,
-					.zero = e->zero };
+					.zero = e->zero, .batch = b->pos };
 		size_t off = (size_t)(s - b->pos);
 
 		p.len = e->chunk - p.at < end - s ? e->chunk - p.at : (size_t)(end - s);
+		p.last = s + p.len >= end || s + p.len >= e->w->to;
 		layout_stripe(&e->a->geo, p.row, &map);
 		for (i = 0; i < e->n; i++) {
 			p.block[i] = role_buf(e, b, i) + off;
@@ -161,7 +162,7 @@ static int batch_visit(struct rows_engine *e, struct rows_batch *b, struct diag 
 	return rc;
 }
 
-void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_bytes)
+void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_bytes, int workers)
 {
 	memset(e, 0, sizeof(*e));
 	e->a = a;
@@ -169,7 +170,7 @@ void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_byt
 	e->chunk = (size_t)a->geo.chunk_sectors * 512;
 	/* a RAID0/1/10 engine only lends its pool */
 	e->bytes = member_bytes ? member_bytes : e->chunk ? rows_batch_bytes(e->n, e->chunk, ROWS_BUDGET) : ROWS_PAGE;
-	pool_start(&e->pool, e->n, e->n);
+	pool_start(&e->pool, e->n, workers > 0 && workers < e->n ? workers : e->n);
 }
 
 static void buffers_free(struct rows_engine *e)
@@ -352,7 +353,7 @@ int rows_walk(struct rows_walk *w, struct diag *d)
 	struct rows_engine e;
 	int rc;
 
-	rows_engine_start(&e, w->a, w->member_bytes);
+	rows_engine_start(&e, w->a, w->member_bytes, w->workers);
 	rc = rows_engine_walk(&e, w, d);
 	rows_engine_stop(&e);
 	return rc;

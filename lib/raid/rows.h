@@ -46,6 +46,8 @@ struct rows_piece {
 	const uint8_t *beyond;
 	int nbeyond;                     /* how many such pages */
 	uint8_t *zero;                   /* zeroes, the piece's length: DDF's empty slots */
+	uint64_t batch;                  /* member byte where the piece's batch starts */
+	bool last;                       /* the batch's last piece: its buffers are reused after */
 };
 
 typedef int (*rows_visit)(void *ctx, struct rows_piece *p, struct diag *d);
@@ -55,6 +57,7 @@ struct rows_walk {
 	uint64_t from, to;               /* member bytes of the data area, whole pages */
 	bool mend;                       /* rebuild lost pages from P/Q before the visit */
 	size_t member_bytes;             /* a member's share of a batch; 0: from ROWS_BUDGET */
+	int workers;                     /* threads reading the members; 0: one a role */
 	rows_visit visit;                /* returns 0 to go on */
 	void *ctx;
 	uint64_t read_errors;            /* out: pages of present members that could not be read */
@@ -96,8 +99,10 @@ struct rows_engine {
 };
 
 /* member_bytes: a member's share of a batch, 0 for rows_batch_bytes of
- * ROWS_BUDGET; a walk's own member_bytes is ignored on an engine. */
-void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_bytes);
+ * ROWS_BUDGET; workers: threads for the members' I/O, 0 for one a role
+ * (fewer suit image files in the page cache, where a read is a copy).  A
+ * walk's own member_bytes and workers are ignored on an engine. */
+void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_bytes, int workers);
 void rows_engine_stop(struct rows_engine *e);
 int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d);
 

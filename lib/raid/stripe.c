@@ -461,7 +461,7 @@ void stripe_engine_start(struct stripe_engine *e, struct array *a)
 {
 	e->a = a;
 	e->buf = NULL;
-	rows_engine_start(&e->rows, a, 0);
+	rows_engine_start(&e->rows, a, 0, 0);
 }
 
 void stripe_engine_stop(struct stripe_engine *e)

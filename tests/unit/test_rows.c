@@ -421,7 +421,7 @@ static void test_fill_stops(void)
 	w.ctx = &f;
 	filler_make(&f, &r, &w);
 	f.stop_row = 1;
-	rows_engine_start(&e, &r.a, 0);
+	rows_engine_start(&e, &r.a, 0, 0);
 	ok(rows_engine_walk(&e, &w, &d) == 0 && w.written == 2 * CHUNK,
 	   "a visit that lowers to ends the walk with its row, and written says how far it went");
 	for (i = 0; i < 4; i++)
