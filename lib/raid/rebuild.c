@@ -10,6 +10,7 @@
 
 #include "md/layout.h"
 #include "raid/parity.h"
+#include "io/memberio.h"
 #include "raid/rebuild.h"
 #include "raid/rows.h"
 #include "md/recovery.h"
@@ -641,12 +642,11 @@ static int read_copy(struct rebuild_run *run, uint64_t s, uint8_t *buf, size_t l
 {
 	struct copy c[ST_MAX_DISKS];
 	int nc = layout_locate(&run->a->geo, s, c, NULL), i;
-	struct diag why;
 
 	for (i = 0; i < nc; i++) {
 		struct member *m = run->a->role[c[i].role];
 
-		if (m && dev_read(&m->dev, buf, len, (m->sb.data_offset + c[i].sector) * 512, &why) == 0)
+		if (m && member_read(&m->dev, buf, len, (m->sb.data_offset + c[i].sector) * 512, NULL) == 0)
 			return i;
 	}
 	return -1;

@@ -22,10 +22,10 @@
  * of each member, so memory no longer grows with the member count. */
 #define ROWS_BUDGET (32u << 20)
 
-/* A member's share of one batch at most (read, write and rebuild, not yet
- * on the engine, use it for every batch): on a page-cached
- * RAID6 4 MiB checked slower than 1 MiB (the parity pass no longer finds
- * in cache what the reads just copied) and 512 KiB no faster. */
+/* A member's share of one batch at most (and a window's share per
+ * member): on a page-cached RAID6 4 MiB checked slower than 1 MiB (the
+ * parity pass no longer finds in cache what the reads just copied) and
+ * 512 KiB no faster. */
 #define ROWS_MEMBER_MAX (1u << 20)
 
 /* [at, at + len) of one chunk of a row, on every member: member byte
