@@ -561,7 +561,9 @@ static void export_array(const struct array *a)
 
 enum output { OUT_TEXT, OUT_JSON, OUT_EXPORT };
 
-static int exit_status(const struct array *a, int formed)
+/* A bitmap or bad-block log that cannot be read is shown as such and
+ * needs attention, like a member left out. */
+static int exit_status(const struct array *a, const struct member_extra *x, int formed)
 {
 	int i, st = EXIT_OK;
 
@@ -572,7 +574,7 @@ static int exit_status(const struct array *a, int formed)
 
 		if (s == MEMBER_INVALID)
 			return EXIT_ERROR;
-		if (s != MEMBER_ACTIVE && s != MEMBER_SPARE)
+		if ((s != MEMBER_ACTIVE && s != MEMBER_SPARE) || x[i].has_bitmap < 0 || x[i].has_bblog < 0)
 			st = EXIT_PROBLEM;
 	}
 	return a->state != ARRAY_CLEAN ? EXIT_PROBLEM : st;
@@ -628,6 +630,10 @@ int main(int argc, char **argv)
 		load_extra(&a.members[i], &extra[i]);
 		if (a.members[i].state == MEMBER_INVALID)
 			fprintf(stderr, TOOL ": %s\n", a.members[i].reason);
+		if (extra[i].has_bitmap < 0)
+			fprintf(stderr, TOOL ": %s\n", extra[i].bitmap_err);
+		if (extra[i].has_bblog < 0)
+			fprintf(stderr, TOOL ": %s\n", extra[i].bblog_err);
 	}
 	if (!formed)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
@@ -653,7 +659,7 @@ int main(int argc, char **argv)
 		if (formed)
 			print_array_text(&a);
 	}
-	st = exit_status(&a, formed);
+	st = exit_status(&a, extra, formed);
 	for (i = 0; i < a.nmembers; i++)
 		badblocks_free(&extra[i].bblog);
 	free(extra);

@@ -110,7 +110,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_members given = { .tool = TOOL, .usage = usage, .aopt.mode = DEV_READ, .readable = true };
-	uint64_t off = 0, len = UINT64_MAX, size;
+	uint64_t off = 0, len = 0, size;
+	bool len_given = false;
 	struct out o = { .fd = STDOUT_FILENO, .name = "standard output" };
 	const char *output = NULL;
 	struct mended mended = { 0 };
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, TOOL ": --%s: '%s' is not a size\n", c == 'S' ? "offset" : "length", optarg);
 				return EXIT_ERROR;
 			}
+			len_given |= c == 'L';
 			break;
 		case 'o': output = optarg; break;
 		case 'R':
@@ -153,7 +155,7 @@ int main(int argc, char **argv)
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	if (len == UINT64_MAX)
+	if (!len_given)
 		len = size - off;
 	if (len > size - off) {
 		fprintf(stderr, TOOL ": %s: --length %llu from offset %llu runs past the end of the array (%llu bytes)\n",

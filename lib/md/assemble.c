@@ -111,10 +111,15 @@ static void classify(struct member *m, const struct md_super *ref)
 	}
 }
 
-static int place_roles(struct array *a, struct diag *d)
+/* Roles index the array's table: the count is bounded before any member
+ * takes its place. */
+static int place_roles(struct array *a, const char *path, struct diag *d)
 {
 	int i;
 
+	if (a->ref->raid_disks < 1 || a->ref->raid_disks > ST_MAX_DISKS)
+		return diag_fail(d, "%s: %d raid devices; stripe handles 1 to %d", path, a->ref->raid_disks,
+				 ST_MAX_DISKS);
 	for (i = 0; i < a->nmembers; i++) {
 		struct member *m = &a->members[i], *other;
 		int r = m->sb.role;
@@ -145,8 +150,6 @@ static int setup_geometry(struct array *a, const struct array_options *opt, cons
 	uint64_t sizes[ST_MAX_DISKS];
 	int layout = s->layout, i;
 
-	if (s->raid_disks < 1 || s->raid_disks > ST_MAX_DISKS)
-		return diag_fail(d, "%s: %d raid devices; stripe handles 1 to %d", path, s->raid_disks, ST_MAX_DISKS);
 	for (i = 0; i < s->raid_disks; i++)
 		sizes[i] = a->role[i] ? a->role[i]->sb.data_size : s->data_size;
 	if (s->level == 0 && (s->major == 0 || !(s->feature_map & SB1_FEAT_RAID0_LAYOUT)))
@@ -190,7 +193,7 @@ int array_open(struct array *a, char *const *paths, int n, const struct array_op
 	for (i = 0; i < n; i++)
 		if (a->members[i].has_sb && a->members[i].state != MEMBER_FOREIGN)
 			classify(&a->members[i], a->ref);
-	if (place_roles(a, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
+	if (place_roles(a, a->members[ref].path, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
 		return -1;
 	for (i = 0; i < a->ref->raid_disks; i++)
 		a->missing += !a->role[i];

@@ -19,10 +19,17 @@ int badblocks_read(struct dev *dv, const struct md_super *sb, struct badblocks *
 	memset(bb, 0, sizeof(*bb));
 	if (sb->major != 1 || r->bblog_size == 0 || r->bblog_offset == 0)
 		return 1;
+	/* an entry's start is 54 bits: a shift past 10 could carry it out of
+	 * 64; md writes 0 */
+	if (r->bblog_shift > 10)
+		return diag_fail(d, "%s: bad-block log shift %u, expected at most 10", dv->path, r->bblog_shift);
+	if ((int32_t)r->bblog_offset < 0 && (uint64_t)-(int64_t)(int32_t)r->bblog_offset > sb->sb_sector)
+		return diag_fail(d, "%s: bad-block log offset %d sectors from the superblock at %llu is before the device",
+				 dv->path, (int)(int32_t)r->bblog_offset, (unsigned long long)sb->sb_sector);
 	bb->sector = sb->sb_sector + (uint64_t)(int64_t)(int32_t)r->bblog_offset;
 	bb->capacity = r->bblog_size * 512 / 8;
 	bytes = (size_t)r->bblog_size * 512;
-	if (bb->sector * 512 + bytes > dv->size)
+	if (bb->sector > dv->size / 512 || dv->size - bb->sector * 512 < bytes)
 		return diag_fail(d, "%s: bad-block log at sector %llu (%u sectors) runs past the end of the device",
 				 dv->path, (unsigned long long)bb->sector, r->bblog_size);
 	buf = malloc(bytes);

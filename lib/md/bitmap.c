@@ -42,7 +42,13 @@ int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm,
 	memset(bm, 0, sizeof(*bm));
 	if (!(sb->feature_map & SB1_FEAT_BITMAP_OFFSET))
 		return 1;
+	if (sb->bitmap_offset < 0 && (uint64_t)-(int64_t)sb->bitmap_offset > sb->sb_sector)
+		return diag_fail(d, "%s: bitmap offset %d sectors from the superblock at %llu is before the device",
+				 dv->path, (int)sb->bitmap_offset, (unsigned long long)sb->sb_sector);
 	bm->sector = sb->sb_sector + (uint64_t)(int64_t)sb->bitmap_offset;
+	if (bm->sector > dv->size / 512 || dv->size - bm->sector * 512 < sizeof(head))
+		return diag_fail(d, "%s: bitmap at sector %llu runs past the end of the device", dv->path,
+				 (unsigned long long)bm->sector);
 	if (dev_read(dv, head, sizeof(head), bm->sector * 512, d) < 0)
 		return -1;
 	bitmap_decode(head, bm);
@@ -55,11 +61,18 @@ int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm,
 	if (bm->chunksize < 512 || (bm->chunksize & (bm->chunksize - 1)))
 		return diag_fail(d, "%s: bitmap chunk size %u bytes is not a power of two >= 512",
 				 dv->path, bm->chunksize);
-	bm->bits = (bm->sync_size + bm->chunksize / 512 - 1) / (bm->chunksize / 512);
+	/* sizes from disk: bounded before any sum or allocation is made of them */
+	if (bm->sync_size > sb->dev_sectors)
+		return diag_fail(d, "%s: bitmap covers %llu sectors, more than the device's %llu", dv->path,
+				 (unsigned long long)bm->sync_size, (unsigned long long)sb->dev_sectors);
+	bm->bits = bm->sync_size / (bm->chunksize / 512) + (bm->sync_size % (bm->chunksize / 512) != 0);
 	bytes = (bm->bits + 7) / 8;
 	if (bytes > (64u << 20))
 		return diag_fail(d, "%s: bitmap of %llu bits is implausibly large", dv->path,
 				 (unsigned long long)bm->bits);
+	if (bm->sector * 512 + 256 + bytes > dv->size)
+		return diag_fail(d, "%s: bitmap at sector %llu (%llu bytes of bits) runs past the end of the device",
+				 dv->path, (unsigned long long)bm->sector, (unsigned long long)bytes);
 	bits = malloc(bytes ? bytes : 1);
 	if (!bits)
 		return diag_fail(d, "%s: out of memory for the bitmap", dv->path);

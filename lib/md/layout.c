@@ -28,6 +28,9 @@ enum {
 
 /* md refuses raid4/5/6/10 chunks smaller than a page; 4 KiB pages assumed. */
 #define MIN_STRIPED_CHUNK 8
+/* Chunks stripe works in (a batch holds a row's chunk, or a part of it
+ * that divides it): 1 GiB, beyond any mdadm has made. */
+#define MAX_CHUNK_SECTORS (1u << 21)
 
 #define R10_OFFSET_BIT 0x10000
 
@@ -61,6 +64,9 @@ static int check_chunk(const struct geometry *g, uint32_t min_sectors, struct di
 	if (c < min_sectors || (c & (c - 1)))
 		return diag_fail(d, "raid%d chunk of %u sectors: md wants a power of two of at least %u",
 				 g->level, c, min_sectors);
+	if (c > MAX_CHUNK_SECTORS)
+		return diag_fail(d, "raid%d chunk of %u sectors: stripe handles chunks up to %u sectors (1 GiB)",
+				 g->level, c, MAX_CHUNK_SECTORS);
 	return 0;
 }
 
@@ -94,6 +100,9 @@ static int init_parity(struct geometry *g, struct diag *d)
 		return -1;
 	g->data_disks = n - (g->level == MD_LEVEL_RAID6 ? 2 : 1);
 	/* md only stripes over whole chunks; a partial last chunk is left unused */
+	if (g->dev_sectors < g->chunk_sectors)
+		return diag_fail(d, "raid%d component of %llu sectors holds no whole chunk of %u",
+				 g->level, (unsigned long long)g->dev_sectors, g->chunk_sectors);
 	g->dev_sectors -= g->dev_sectors % g->chunk_sectors;
 	if (__builtin_mul_overflow(g->dev_sectors, (uint64_t)g->data_disks, &g->array_sectors))
 		return size_overflow(d, g->level);

@@ -152,3 +152,86 @@ refused() {
 	assert_failure 2
 	[[ $stderr == *"runs past the end of the array"* ]]
 }
+
+@test "a length of 2^64-1 bytes is refused, not read as to the end" {
+	run --separate-stderr stripe-read --offset 4096 --length 18446744073709551615 -o "$BATS_TEST_TMPDIR/out" "${M[@]}"
+	assert_failure 2
+	[[ $stderr == *"--length 18446744073709551615 from offset 4096 runs past the end of the array"* ]] ||
+		fail "stderr: $stderr"
+}
+
+@test "members claiming 65535 raid devices, one of them role 60000, are refused" {
+	local m k
+	for m in "${M[@]}"; do "$TTOOLS/sb-patch" "$m" 92 4 65535; done
+	# every dev_number's entry in member0's role table
+	for k in 0 1 2 3; do "$TTOOLS/sb-patch" "${M[0]}" $((256 + 2 * k)) 2 60000; done
+	refused "$SET/member" "65535 raid devices; stripe handles 1 to 256" "${M[@]}"
+}
+
+@test "a chunk of 2^31 sectors is refused, not read as an empty array" {
+	local m
+	for m in "${M[@]}"; do "$TTOOLS/sb-patch" "$m" 88 4 2147483648; done
+	refused "$SET/member" "chunk of 2147483648 sectors: stripe handles chunks up to 2097152 sectors" "${M[@]}"
+}
+
+@test "a chunk larger than the members' component is refused" {
+	local m
+	for m in "${M[@]}"; do "$TTOOLS/sb-patch" "$m" 88 4 1048576; done
+	refused "$SET/member" "component of [0-9]+ sectors holds no whole chunk of 1048576" "${M[@]}"
+}
+
+# examined PATTERN MEMBER...: stripe-examine shows the part it cannot read
+# as unreadable, exits 1 (needs attention) with one stderr line matching
+# PATTERN, and no member changed.
+examined() {
+	local pattern=$1 before lines
+	shift
+	before=$(sums "$@")
+	run --separate-stderr stripe-examine "$@"
+	[ "$status" -eq 1 ] || fail "stripe-examine exited $status, expected 1; stderr: $stderr"
+	[[ $output == *": unreadable: "* ]] || fail "no part shown as unreadable: $output"
+	lines=$(printf '%s\n' "$stderr" | grep -c .)
+	[ "$lines" -eq 1 ] || fail "stripe-examine printed $lines lines on stderr: $stderr"
+	[[ $stderr =~ $pattern ]] || fail "stderr does not match /$pattern/: $stderr"
+	[ "$before" = "$(sums "$@")" ] || fail "a member changed"
+}
+
+# bitmap_set MEMBER BYTE WIDTH VALUE: one field of the member's write-intent
+# bitmap header (1.2: at byte 8192), little-endian.
+bitmap_set() {
+	local m=$1 at=$((8192 + $2)) width=$3 value=$4 i bytes=""
+	for ((i = 0; i < width; i++)); do
+		bytes+=$(printf '\\x%02x' $(((value >> (8 * i)) & 255)))
+	done
+	printf "$bytes" | dd of="$m" bs=1 seek="$at" conv=notrunc status=none
+}
+
+@test "a bitmap covering 2^64-1 sectors is shown unreadable, not wrapped to one byte" {
+	local B=("$BATS_TEST_TMPDIR"/b/member{0,1,2,3}.img)
+	mkdir "$BATS_TEST_TMPDIR/b"
+	cp "$FIX"/r5-4d-bitmap-1.2/member*.img "$BATS_TEST_TMPDIR/b/"
+	bitmap_set "${B[0]}" 40 8 -1
+	bitmap_set "${B[0]}" 52 4 512
+	examined "member0.img: bitmap covers 18446744073709551615 sectors, more than the device's [0-9]+" "${B[@]}"
+}
+
+@test "a rebuild from a member whose bitmap covers 2^64-1 sectors fails with status 2" {
+	local B=("$BATS_TEST_TMPDIR"/b/member{0,1,2,3}.img)
+	mkdir "$BATS_TEST_TMPDIR/b"
+	cp "$FIX"/r5-4d-bitmap-1.2/member*.img "$BATS_TEST_TMPDIR/b/"
+	bitmap_set "${B[1]}" 40 8 -1
+	bitmap_set "${B[1]}" 52 4 512
+	run --separate-stderr stripe-rebuild -q --progress none --replace 0="$BATS_TEST_TMPDIR/new.img" "${B[@]:1}"
+	assert_failure 2
+	[[ $stderr == *"bitmap covers 18446744073709551615 sectors"* ]] || fail "stderr: $stderr"
+}
+
+@test "a bad-block log shift of 200 is shown unreadable" {
+	"$TTOOLS/sb-patch" "${M[2]}" 185 1 200
+	examined "member2.img: bad-block log shift 200, expected at most 10" "${M[@]}"
+}
+
+@test "a bad-block log placed before the start of the device is shown unreadable" {
+	"$TTOOLS/sb-patch" "${M[1]}" 188 4 0xffff0000
+	examined "member1.img: bad-block log offset -65536 sectors from the superblock at 8 is before the device" "${M[@]}"
+}
