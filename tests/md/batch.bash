@@ -28,6 +28,10 @@
 #			counted as degraded.
 #   md_check_examine NAME... stripe-examine prints the superblock fields
 #			mdadm --examine printed in the VM.
+#   as_is_array NAME MEMBER...  an array of members made elsewhere (the
+#			fixtures), with the sha256 stripe-read reads of it.
+#   md_got NAME		md's view of the array in V[KEY] (md_view); fails
+#			unless md assembled it.
 
 load helpers
 load pack
@@ -198,6 +202,20 @@ why() {
 	[ -e "$ARRAYS/$1/error" ] && { cat "$ARRAYS/$1/error"; return; }
 	[ -n "${RESULT[$1]:-}" ] || { echo "no result from md (see $BATCH_LOGS)"; return; }
 	grep "^D: $1 |" "$ARRAYS/results.txt" | head -n 40
+}
+
+as_is_array() {
+	local d=$ARRAYS/$1
+	shift
+	mkdir -p "$d"
+	printf '%s\n' "$@" > "$d/members"
+	stripe-read -q "$@" 2> "$d/read.err" | sha > "$d/stripe.sha256"
+}
+
+md_got() {
+	md_results
+	md_view "$1" || fail "$1: $(why "$1")"
+	[ "${V[assembled]}" = 1 ] || fail "$1: md did not assemble it: $(why "$1")"
 }
 
 md_check() {
