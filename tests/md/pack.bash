@@ -30,6 +30,6 @@ pack_disk() {
 	# 1 MiB after the last member: a 0.90 superblock at its end is then
 	# not also one at the end of the whole disk
 	truncate -s $(((start + 2048) * 512)) "$disk"
-	printf "$table" | dd of="$disk" bs=1 seek=446 conv=notrunc status=none
+	printf '%b' "$table" | dd of="$disk" bs=1 seek=446 conv=notrunc status=none
 	printf '\x55\xaa' | dd of="$disk" bs=1 seek=510 conv=notrunc status=none
 }

@@ -11,6 +11,7 @@ load batch
 ZONES=r0-3d-64k-zones-alt-1.2
 
 setup_file() {
+	local m
 	fixtures_ready
 	md_ready
 	rm -rf "$ARRAYS"
@@ -20,7 +21,8 @@ setup_file() {
 	as_is_array r6-two-missing "$FIX"/r6-5d-64k-la-1.2/member{0,2,4}.img
 	batch_add degraded r6-two-missing
 	if [ -d "$FIX/$ZONES" ]; then
-		as_is_array zones $(members $ZONES)
+		mapfile -t m < <(members $ZONES)
+		as_is_array zones "${m[@]}"
 		batch_add zones
 	fi
 	batch_end

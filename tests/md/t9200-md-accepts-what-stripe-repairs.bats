@@ -11,11 +11,12 @@ load batch
 # repaired NAME SET: a copy of fixture SET that stripe-check --repair
 # mended, as an array of the batch.
 repaired() {
-	local d=$ARRAYS/$1
+	local d=$ARRAYS/$1 m
 	mkdir -p "$d"
 	cp "$FIX/$2"/member*.img "$d/"
-	stripe-check -q --repair --progress none $(in_role_order "$d"/member*.img) > "$d/repair.out" 2>&1 || true
-	as_is_array "$1" $(in_role_order "$d"/member*.img)
+	mapfile -t m < <(in_role_order "$d"/member*.img)
+	stripe-check -q --repair --progress none "${m[@]}" > "$d/repair.out" 2>&1 || true
+	as_is_array "$1" "${m[@]}"
 }
 
 setup_file() {
