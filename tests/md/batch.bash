@@ -42,7 +42,6 @@ MD_BATCH_JOBS=${MD_BATCH_JOBS:-2}
 MD_BATCH_TIMEOUT=${MD_BATCH_TIMEOUT:-600}
 # the VM's memory: the arrays are small, and a VM with less boots faster
 MD_BATCH_MEM=${MD_BATCH_MEM:-256}
-MDVM=${MDVM:-$TOP/../shared/mdvm/mdvm}
 BATCH_VM_SCRIPT=$BATS_TEST_DIRNAME/batch-assemble.vm.sh
 ARRAYS=${ARRAYS:-$BATS_FILE_TMPDIR/arrays}
 VMOUT=$ARRAYS/vm	# each VM's output (batch-NN.txt) and out dir (out-NN/)

@@ -21,7 +21,7 @@ repaired() {
 
 setup_file() {
 	fixtures_ready
-	md_ready
+	md_there || return 0
 	rm -rf "$ARRAYS"
 	mkdir -p "$ARRAYS"
 	batch_start

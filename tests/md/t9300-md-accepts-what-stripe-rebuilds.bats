@@ -151,7 +151,7 @@ half_zero() {
 
 setup_file() {
 	fixtures_ready
-	[ -x "$MDVM" ] && [ -e "${MDVM_CACHE:-/var/cache/mdvm}/vmlinuz" ] || return 0
+	md_there || return 0
 	batch_start
 	mk_array rb-r1-1.0 3 - -l 1 -e 1.0 && lose_and_rebuild rb-r1-1.0 1
 	mk_array rb-r10-n2 4 - -l 10 -p n2 -c 32K && lose_and_rebuild rb-r10-n2 0
