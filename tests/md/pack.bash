@@ -3,33 +3,38 @@
 #
 #   pack_disk DISK MEMBER...  DISK (made anew) holds the MEMBERs, four at
 #			most, as its primary MBR partitions in order: each
-#			member's bytes, the same size, from 1 MiB on.
+#			member's bytes, the same size, one after the other
+#			from 1 MiB on.
+#
+# A VM's hundred members are packed in a few processes a disk: forks, not
+# the copying, are what packing costs.
 
 PACK_MEMBERS=4	# an MBR has four primary partitions
 
-# le32 N: N as the printf escapes of 4 little-endian bytes.
+# le32 VAR N: N as the printf escapes of 4 little-endian bytes, in VAR.
 le32() {
-	printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255))
+	printf -v "$1" '\\x%02x\\x%02x\\x%02x\\x%02x' $(($2 & 255)) $(($2 >> 8 & 255)) $(($2 >> 16 & 255)) $(($2 >> 24 & 255))
 }
 
 pack_disk() {
-	local disk=$1 m start=2048 sectors table=''
+	local disk=$1 size start=2048 table='' lba sectors i
 	shift
 	[ $# -le "$PACK_MEMBERS" ] || { echo "pack_disk: $# members, $PACK_MEMBERS fit" >&2; return 1; }
-	rm -f "$disk"
-	for m in "$@"; do
-		sectors=$(($(stat -c %s "$m") / 512))
-		# sparse: the zeros of a member (most of a degraded or new one)
-		# stay holes
-		dd if="$m" of="$disk" bs=1M seek=$((start * 512)) oflag=seek_bytes conv=notrunc,sparse status=none ||
-			return 1
+	for size in $(stat -c %s "$@"); do
+		le32 lba $start
+		le32 sectors $((size / 512))
 		# status 0, no CHS (Linux reads the LBA fields), type 0x83
-		table+="\\x00\\x00\\x00\\x00\\x83\\x00\\x00\\x00$(le32 $start)$(le32 $sectors)"
-		start=$((start + sectors))
+		table+="\\x00\\x00\\x00\\x00\\x83\\x00\\x00\\x00$lba$sectors"
+		start=$((start + size / 512))
 	done
-	# 1 MiB after the last member: a 0.90 superblock at its end is then
-	# not also one at the end of the whole disk
-	truncate -s $(((start + 2048) * 512)) "$disk"
-	printf '%b' "$table" | dd of="$disk" bs=1 seek=446 conv=notrunc status=none
-	printf '\x55\xaa' | dd of="$disk" bs=1 seek=510 conv=notrunc status=none
+	for ((i = $#; i < PACK_MEMBERS; i++)); do
+		table+='\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
+	done
+	rm -f "$disk"
+	truncate -s 1M "$disk"
+	printf '%b\x55\xaa' "$table" | dd of="$disk" bs=1 seek=446 conv=notrunc status=none &&
+		cat "$@" >> "$disk" &&
+		# 1 MiB after the last member: a 0.90 superblock at its end is
+		# then not also one at the end of the whole disk
+		truncate -s +1M "$disk"
 }
