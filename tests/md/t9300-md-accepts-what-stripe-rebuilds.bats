@@ -61,19 +61,25 @@ rebuild_fixture() {
 # array NAME, run a millisecond at a time (SIGCONT, SIGSTOP) and SIGKILLed
 # at the first stop where the command PROBE succeeds; an error is recorded
 # when the rebuild ended otherwise.  Stopped while PROBE looks, the rebuild
-# cannot run to its end between two looks, so small members do.
+# runs no further between two looks than a millisecond takes it, so small
+# members do.  The millisecond is waited for on a FIFO no one writes to
+# (read -t, no process: a sleep's fork took longer than a rebuild's end).
 kill_when() {
-	local d=$ARRAYS/$1 probe=$2 pid i st=0
+	local d=$ARRAYS/$1 probe=$2 pid i st=0 tick
 	shift 3
+	mkfifo "$d/tick"
+	exec {tick}<> "$d/tick"
 	stripe-rebuild -q --progress none --checkpoint 0.001 "$@" "$d"/m*.img > "$d/rebuild.out" 2>&1 &
 	pid=$!
-	for i in $(seq 2000); do
+	for i in $(seq 5000); do
 		kill -STOP $pid 2>/dev/null || break
 		$probe && break
-		kill -CONT $pid
-		sleep 0.001
+		kill -CONT $pid 2>/dev/null || break
+		read -r -t 0.001 -u $tick || :
 	done
 	kill -9 $pid 2>/dev/null || true
+	exec {tick}>&-
+	rm -f "$d/tick"
 	wait $pid || st=$?
 	if [ $st != 137 ] || ! $probe; then
 		echo "the rebuild ended (status $st) before it could be killed half way: $(cat "$d/rebuild.out")" > "$d/error"
@@ -114,7 +120,7 @@ half_way() {
 # the rebuild killed once it recorded a recovery offset.
 half_built() {
 	local d=$ARRAYS/$1
-	MEMBER_SIZE=8M mk_array "$1" 6 - -l 6 -c 64K
+	MEMBER_SIZE=16M mk_array "$1" 6 - -l 6 -c 64K
 	rm "$d/m1.img" "$d/m4.img"
 	kill_when "$1" "has_offset $d/new4.img" -- --replace 1="$d/new1.img" --replace 4="$d/new4.img"
 	[ -e "$d/error" ] || mdadm --examine "$d/new4.img" 2>/dev/null |
@@ -178,7 +184,7 @@ setup_file() {
 		sha > "$ARRAYS/fx-recover/stripe.sha256"
 
 	half_way half_built rb-half
-	half_way half_one rb-half-one 1.2 8M
+	half_way half_one rb-half-one 1.2 16M
 	half_way half_one rb-half-one-0.90 0.90 8M
 	half_way half_zero rb-half-zero-0.90
 	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half rb-half-one rb-half-one-0.90 rb-half-zero-0.90
