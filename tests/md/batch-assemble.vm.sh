@@ -1,16 +1,18 @@
 # batch-assemble.vm.sh: runs inside the mdvm VM (busybox sh).  Assembles
 # many arrays in one boot, one after the other.
 #
-# Arguments: NAME:COUNT ...  The attached disks ($MDVM_DISKS, in order) are
-# the members of the arrays in argument order: the first COUNT disks belong
-# to the first NAME, and so on.
+# Arguments: NAME:COUNT ...  The members are the partitions of the attached
+# disks ($MDVM_DISKS, in order; partitions by number), in argument order:
+# the first COUNT partitions belong to the first NAME, and so on (the host
+# packs several members into one disk, batch.bash: a VM takes 25 disks).
 #
-# For each array: mdadm --examine of each member (into $MDVM_OUT/NAME/ when
-# there is an out dir), mdadm --assemble without --run (norun=1 when that
-# starts it, as at boot) and stopped again, mdadm --assemble --run --readonly, mdadm --detail
-# (lines "D: NAME |..."), the sha256 of the whole array, mdadm --readwrite,
-# a "check" through sync_action (not for raid0), mdadm --stop, and one
-# machine-readable line:
+# For each array: mdadm --examine of its members (into
+# $MDVM_OUT/NAME/examine.txt when there is an out dir), mdadm --assemble
+# without --run (norun=1 when that starts it, as at boot; else stopped and
+# mdadm --assemble --run), both --readonly, the sha256 of the whole array,
+# mdadm --readwrite, a "check" through sync_action (not for raid0), mdadm
+# --detail (lines "D: NAME |..."), mdadm --stop, and one machine-readable
+# line:
 #
 #   R: name=NAME assembled=1 level=raid5 raid_disks=4 layout=2 chunk=65536
 #      metadata=1.2 degraded=0 array_state=clean resync_start=none
@@ -22,24 +24,122 @@
 # ","; "-" where --detail prints no such field).  An array that does not
 # assemble gives "R: name=NAME assembled=0 rc=N" and its messages as
 # "D: NAME |..." lines.
+#
+# A process costs about 10 ms in the emulated VM, mdadm about 80 ms: sysfs
+# is read with the shell's own "read", and mdadm --detail parsed in one awk.
+# busybox ash has bash's ${v//x/y}:
+# shellcheck disable=SC3060
 
-disks=$MDVM_DISKS
 k=0
 
-# dv KEY: a field of the saved mdadm --detail output, one word.
-dv() {
-	v=$(sed -n "s/^ *$1 : //p" /tmp/detail | head -n 1 | sed 's/ *$//; s/, /,/g; s/ /_/g')
-	echo "${v:--}"
+# partitions: the partitions of the attached disks, in order.
+partitions() {
+	for d in $MDVM_DISKS; do
+		b=${d#/dev/}
+		for p in /sys/block/"$b"/"$b"[0-9]*; do
+			[ -e "$p" ] && echo "/dev/${p##*/}"
+		done
+	done
 }
 
-# idle: waits (at most a minute) for the array's sync_action to be idle.
+# the kernel reads the partition tables as it finds the disks: wait (at
+# most ten seconds) until every member is there
+want=0
+for spec in "$@"; do
+	want=$((want + ${spec##*:}))
+done
+t=0
+while [ "$(partitions | wc -l)" -lt $want ] && [ $t -lt 100 ]; do
+	sleep 0.1
+	t=$((t + 1))
+done
+disks=$(partitions | tr '\n' ' ')
+
+# get FILE: the first line of a sysfs FILE in v, spaces as "_" ("-" if none).
+get() {
+	v=-
+	read -r v 2> /dev/null < "$1"
+	v=${v// /_}
+}
+
+# now: the seconds since boot, in v.
+now() {
+	read -r v _ < /proc/uptime
+	v=${v%.*}
+}
+
+# idle: waits for the array's sync_action to be idle (a minute at most
+# once mdadm --wait returned).
 idle() {
+	get $sys/sync_action
+	[ "$v" = idle ] && return
 	mdadm --wait $md > /dev/null 2>&1
 	t=0
-	while [ "$(cat $sys/sync_action)" != idle ] && [ $t -lt 600 ]; do
+	get $sys/sync_action
+	while [ "$v" != idle ] && [ $t -lt 600 ]; do
 		sleep 0.1
 		t=$((t + 1))
+		get $sys/sync_action
 	done
+}
+
+# check: md's "check" of the array, waited for; its mismatch_cnt in mm, or
+# "refused".  A recovery that md starts once read-write (a member that is
+# a spare) comes first and may start only after the check was asked for,
+# and then takes its place: so the check is asked again until md's last
+# sync action was one.
+check() {
+	mm=refused
+	tries=0
+	while [ $tries -lt 5 ]; do
+		idle
+		if echo check > $sys/sync_action 2> /dev/null; then
+			sleep 0.1
+			idle
+			get $sys/last_sync_action
+			if [ "$v" = check ]; then
+				get $sys/mismatch_cnt
+				mm=$v
+				return
+			fi
+		fi
+		tries=$((tries + 1))
+		sleep 0.2
+	done
+}
+
+# detail_words: the d_ words of the R line from mdadm --detail's output in
+# /tmp/detail: its fields, and the states of the device table's lines
+# ("Number Major Minor RaidDevice State... /dev/vdX").
+detail_words() {
+	awk '
+	function d(k) { return (k in f) && f[k] != "" ? f[k] : "-" }
+	function word(s) {
+		sub(/ +$/, "", s)
+		gsub(/, /, ",", s)
+		gsub(/ /, "_", s)
+		return s
+	}
+	/ : / {
+		k = $0
+		sub(/ : .*/, "", k)
+		sub(/^ +/, "", k)
+		v = $0
+		sub(/^[^:]* : /, "", v)
+		if (!(k in f))
+			f[k] = word(v)
+	}
+	/^ *[0-9-]+ +[0-9]+ +[0-9]+ +[0-9-]+ +.*[^ ] +\/dev\// {
+		s = $5
+		for (i = 6; i < NF; i++)
+			s = s "_" $i
+		m = m (m == "" ? "" : ",") s
+	}
+	END {
+		printf "d_level=%s d_raid_devices=%s d_chunk=%s d_layout=%s d_state=%s d_version=%s d_members=%s\n",
+			d("Raid Level"), d("Raid Devices"), d("Chunk Size"), d("Layout"), d("State"), d("Version"),
+			m == "" ? "-" : m
+	}' /tmp/detail
 }
 
 for spec in "$@"; do
@@ -58,30 +158,33 @@ for spec in "$@"; do
 	md=/dev/md$k
 	sys=/sys/block/md$k/md
 	k=$((k + 1))
-	start=$(date +%s)
-	echo "B: name=$name devices=$(echo "$devs" | tr ' ' ,)"
+	now
+	start=$v
+	echo "B: name=$name devices=${devs// /,}"
 	if [ -n "$MDVM_OUT" ]; then
 		mkdir -p "$MDVM_OUT/$name"
-		i=0
-		for d in $devs; do
-			mdadm --examine "$d" > "$MDVM_OUT/$name/examine-$i.txt" 2>&1
-			i=$((i + 1))
-		done
+		# shellcheck disable=SC2086
+		mdadm --examine $devs > "$MDVM_OUT/$name/examine.txt" 2>&1
 	fi
 	# as at boot, without --run: mdadm starts an array only when no member
-	# the superblocks count as active is missing
+	# the superblocks count as active is missing.  Read-only: md starts no
+	# resync and writes nothing until --readwrite below, so resync_start
+	# shows what the superblocks say
 	# shellcheck disable=SC2086
 	mdadm --assemble --readonly $md $devs > /tmp/assemble 2>&1
-	norun=0
-	[ -e $sys/array_state ] && [ "$(cat $sys/array_state)" != inactive ] && norun=1
-	[ $norun = 1 ] || sed "s/^/D: $name |without --run: /" /tmp/assemble
-	mdadm --stop $md > /dev/null 2>&1
-	# read-only first: md starts no resync and writes nothing until
-	# --readwrite below, so resync_start shows what the superblocks say
-	# shellcheck disable=SC2086
-	mdadm --assemble --run --readonly $md $devs > /tmp/assemble 2>&1
 	rc=$?
-	if [ $rc != 0 ] || [ ! -e $sys/level ] || [ "$(cat $sys/array_state)" = inactive ]; then
+	norun=0
+	get $sys/array_state
+	[ "$v" != - ] && [ "$v" != inactive ] && norun=1
+	if [ $norun = 0 ]; then
+		sed "s/^/D: $name |without --run: /" /tmp/assemble
+		mdadm --stop $md > /dev/null 2>&1
+		# shellcheck disable=SC2086
+		mdadm --assemble --run --readonly $md $devs > /tmp/assemble 2>&1
+		rc=$?
+	fi
+	get $sys/array_state
+	if [ $rc != 0 ] || [ ! -e $sys/level ] || [ "$v" = inactive ]; then
 		{ cat /tmp/assemble; cat /proc/mdstat; } | sed "s/^/D: $name |/"
 		for d in $devs; do
 			mdadm --examine "$d" 2>&1 | sed "s/^/D: $name |/"
@@ -92,54 +195,44 @@ for spec in "$@"; do
 	fi
 	# "none" unless the superblocks asked md to resync (a dirty array),
 	# which would rewrite parity before the check could see it
-	resync=$(cat $sys/resync_start 2> /dev/null)
-	level=$(cat $sys/level)
+	get $sys/resync_start
+	resync=$v
+	get $sys/level
+	level=$v
 	size=$(blockdev --getsize64 $md)
-	sum=$(sha256sum $md | cut -d' ' -f1)
+	sum=$(sha256sum $md)
+	sum=${sum%% *}
 	mdadm --readwrite $md > /tmp/rw 2>&1 || sed "s/^/D: $name |readwrite: /" /tmp/rw
 	case $level in
 	raid0 | linear) mm=n/a ;;
 	*)
 		# a resync or recovery md started once read-write would
-		# make "check" fail: say so, and let it finish first
-		sa=$(cat $sys/sync_action)
-		if [ "$sa" != idle ]; then
-			echo "D: $name |sync_action once read-write: $sa"
-			idle
-		fi
-		if echo check > $sys/sync_action 2> /dev/null; then
-			sleep 0.1
-			idle
-			mm=$(cat $sys/mismatch_cnt)
-		else
-			mm=refused
-		fi
+		# make "check" fail: say so (check waits for it)
+		get $sys/sync_action
+		[ "$v" = idle ] || echo "D: $name |sync_action once read-write: $v"
+		check
 		;;
 	esac
 	# md and mdadm's view once the array is read-write and checked
 	members=""
 	for dev in "$sys"/dev-*; do
 		[ -d "$dev" ] || continue
-		members="$members,$(cat "$dev/state")"
+		get "$dev/state"
+		members="$members,$v"
 	done
 	mdadm --detail $md > /tmp/detail 2>&1
 	sed "s/^/D: $name |/" /tmp/detail
 	[ -n "$MDVM_OUT" ] && cp /tmp/detail "$MDVM_OUT/$name/detail.txt"
-	# the device table: "Number Major Minor RaidDevice State... /dev/vdX"
-	dmembers=$(sed -n 's/^ *[0-9-]\{1,\} \{1,\}[0-9]\{1,\} \{1,\}[0-9]\{1,\} \{1,\}[0-9-]\{1,\} \{1,\}\(.*[^ ]\) \{1,\}\/dev\/.*/\1/p' /tmp/detail \
-		| sed 's/  */_/g' | tr '\n' , | sed 's/,$//')
 	line="R: name=$name assembled=1 level=$level"
 	for kv in raid_disks:raid_disks layout:layout chunk:chunk_size \
 		metadata:metadata_version degraded:degraded array_state:array_state; do
-		v=$(tr ' ' _ 2> /dev/null < "$sys/${kv#*:}")
-		line="$line ${kv%%:*}=${v:--}"
+		get "$sys/${kv#*:}"
+		line="$line ${kv%%:*}=$v"
 	done
-	line="$line resync_start=${resync:--} array_size=$size sha256=$sum mismatch_cnt=$mm norun=$norun"
-	line="$line members=${members#,}"
-	line="$line d_level=$(dv 'Raid Level') d_raid_devices=$(dv 'Raid Devices')"
-	line="$line d_chunk=$(dv 'Chunk Size') d_layout=$(dv Layout) d_state=$(dv State)"
-	line="$line d_version=$(dv Version) d_members=${dmembers:--}"
+	line="$line resync_start=$resync array_size=$size sha256=$sum mismatch_cnt=$mm norun=$norun"
+	line="$line members=${members#,} $(detail_words)"
 	mdadm --stop $md > /tmp/stop 2>&1 || sed "s/^/D: $name |stop: /" /tmp/stop
-	echo "$line secs=$(($(date +%s) - start))"
+	now
+	echo "$line secs=$((v - start))"
 done
 exit 0

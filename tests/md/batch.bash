@@ -13,8 +13,9 @@
 #	stripe-read reads back, then hands it to batch_add.  Problems are
 #	kept in $ARRAYS/NAME/error.
 #   batch_start, batch_end  around the mk calls: md looks at the arrays
-#			in VMs of up to $MD_BATCH_DISKS member disks, the
-#			VM's lines end up in $ARRAYS/results.txt.
+#			in VMs of up to $MD_BATCH_DISKS disks, each holding
+#			four members as partitions (pack.bash); the VMs'
+#			lines end up in $ARRAYS/results.txt.
 #   md_check NAME...	asserts md assembled each array, read the bytes
 #			stripe-read reads and the pattern stripe-write wrote,
 #			and found no mismatches in a check; fails listing every
@@ -27,14 +28,20 @@
 #			counted as degraded.
 #   md_check_examine NAME... stripe-examine prints the superblock fields
 #			mdadm --examine printed in the VM.
+#   as_is_array NAME MEMBER...  an array of members made elsewhere (the
+#			fixtures), with the sha256 stripe-read reads of it.
+#   md_got NAME		md's view of the array in V[KEY] (md_view); fails
+#			unless md assembled it.
 
 load helpers
+load pack
 
 MEMBER_SIZE=${MEMBER_SIZE:-4M}
 MD_BATCH_DISKS=${MD_BATCH_DISKS:-25}	# mdvm names disks vda..vdz; one is --out's
 MD_BATCH_JOBS=${MD_BATCH_JOBS:-2}
-MD_BATCH_TIMEOUT=${MD_BATCH_TIMEOUT:-300}
-MDVM=${MDVM:-$TOP/../shared/mdvm/mdvm}
+MD_BATCH_TIMEOUT=${MD_BATCH_TIMEOUT:-600}
+# the VM's memory: the arrays are small, and a VM with less boots faster
+MD_BATCH_MEM=${MD_BATCH_MEM:-256}
 BATCH_VM_SCRIPT=$BATS_TEST_DIRNAME/batch-assemble.vm.sh
 ARRAYS=${ARRAYS:-$BATS_FILE_TMPDIR/arrays}
 VMOUT=$ARRAYS/vm	# each VM's output (batch-NN.txt) and out dir (out-NN/)
@@ -91,27 +98,26 @@ mk_array() {
 }
 
 # batch_start; batch_add NAME...; batch_end: md looks at the arrays in VMs
-# of up to $MD_BATCH_DISKS member disks each, $MD_BATCH_JOBS at a time,
-# started as soon as a VM's worth of arrays is made (mk calls batch_add).
-# batch_end waits for them all and gathers their lines in
-# $ARRAYS/results.txt; each VM's output is kept in $VMOUT and copied to
-# $BATCH_LOGS.
+# of up to $MD_BATCH_DISKS disks of $PACK_MEMBERS members each,
+# $MD_BATCH_JOBS at a time, started as soon as a VM's worth of arrays is
+# made (mk calls batch_add).  batch_end waits for them all and gathers
+# their lines in $ARRAYS/results.txt; each VM's output is kept in $VMOUT
+# and copied to $BATCH_LOGS.
 batch_start() {
 	rm -rf "$VMOUT"
 	mkdir -p "$VMOUT"
-	B_NUM=0 B_USED=0 B_JOBS=0 B_ARGS=() B_DISKS=()
+	B_NUM=0 B_USED=0 B_JOBS=0 B_ARGS=() B_MEMBERS=()
 }
 
 batch_add() {
-	local name n f
+	local name members
 	for name in "$@"; do
 		[ -e "$ARRAYS/$name/error" ] && continue
-		n=0
-		while read -r f; do n=$((n + 1)); done < "$ARRAYS/$name/members"
-		[ $((B_USED + n)) -le "$MD_BATCH_DISKS" ] || _batch_launch
-		B_ARGS+=("$name:$n")
-		while read -r f; do B_DISKS+=(--disk-snap "$f"); done < "$ARRAYS/$name/members"
-		B_USED=$((B_USED + n))
+		mapfile -t members < "$ARRAYS/$name/members"
+		[ $((B_USED + ${#members[@]})) -le $((MD_BATCH_DISKS * PACK_MEMBERS)) ] || _batch_launch
+		B_ARGS+=("$name:${#members[@]}")
+		B_MEMBERS+=("${members[@]}")
+		B_USED=$((B_USED + ${#members[@]}))
 	done
 }
 
@@ -131,15 +137,30 @@ _batch_launch() {
 		wait -n || true
 		B_JOBS=$((B_JOBS - 1))
 	fi
-	_batch "$(printf %02d "$B_NUM")" "${B_DISKS[@]}" -- "$BATCH_VM_SCRIPT" "${B_ARGS[@]}" &
-	B_NUM=$((B_NUM + 1)) B_JOBS=$((B_JOBS + 1)) B_USED=0 B_ARGS=() B_DISKS=()
+	_batch "$(printf %02d "$B_NUM")" "${B_ARGS[@]}" -- "${B_MEMBERS[@]}" &
+	B_NUM=$((B_NUM + 1)) B_JOBS=$((B_JOBS + 1)) B_USED=0 B_ARGS=() B_MEMBERS=()
 }
 
+# _batch NUM NAME:COUNT... -- MEMBER...: the members packed into disks,
+# md's look at them in one VM, the disks removed again.
 _batch() {
-	local b=$1 t0=$SECONDS rc=0
+	local b=$1 t0=$SECONDS rc=0 args=() disks=() packs=() i p
 	shift
-	vm_slot "$MDVM" run --timeout "$MD_BATCH_TIMEOUT" --out "$VMOUT/out-$b" --out-size 16 "$@" \
-		> "$VMOUT/batch-$b.txt" 2>&1 || rc=$?
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	for ((i = 0; i * PACK_MEMBERS < $#; i++)); do
+		p=$VMOUT/disk-$b-$i.img
+		pack_disk "$p" "${@:i * PACK_MEMBERS + 1:PACK_MEMBERS}" 2>> "$VMOUT/batch-$b.txt" || rc=$?
+		packs+=("$p")
+		disks+=(--disk "$p")
+	done
+	[ $rc = 0 ] && vm_slot "$MDVM" run --mem "$MD_BATCH_MEM" --timeout "$MD_BATCH_TIMEOUT" \
+		--out "$VMOUT/out-$b" --out-size 16 "${disks[@]}" -- "$BATCH_VM_SCRIPT" "${args[@]}" \
+		>> "$VMOUT/batch-$b.txt" 2>&1 || rc=$?
+	rm -f "${packs[@]}"
 	echo "T: batch=$b rc=$rc secs=$((SECONDS - t0)) arrays=$(sed -n 's/^R: name=\([^ ]*\).*/\1/p' "$VMOUT/batch-$b.txt" | tr '\n' ' ')" \
 		>> "$VMOUT/batch-$b.txt"
 }
@@ -180,6 +201,20 @@ why() {
 	[ -e "$ARRAYS/$1/error" ] && { cat "$ARRAYS/$1/error"; return; }
 	[ -n "${RESULT[$1]:-}" ] || { echo "no result from md (see $BATCH_LOGS)"; return; }
 	grep "^D: $1 |" "$ARRAYS/results.txt" | head -n 40
+}
+
+as_is_array() {
+	local d=$ARRAYS/$1
+	shift
+	mkdir -p "$d"
+	printf '%s\n' "$@" > "$d/members"
+	stripe-read -q "$@" 2> "$d/read.err" | sha > "$d/stripe.sha256"
+}
+
+md_got() {
+	md_results
+	md_view "$1" || fail "$1: $(why "$1")"
+	[ "${V[assembled]}" = 1 ] || fail "$1: md did not assemble it: $(why "$1")"
 }
 
 md_check() {
@@ -357,7 +392,7 @@ names() {
 md_check_examine() {
 	[ $# -gt 0 ] || fail "no arrays to check"
 	local F='^ *(Magic|Version|Feature Map|Array UUID|Name|Raid Level|Raid Devices|Avail Dev Size|Array Size|Used Dev Size|Data Offset|Super Offset|State|Device UUID|Checksum|Events|Layout|Chunk Size|Device Role|Array State|Bad Block Log|Recovery Offset|Resync Offset|Total Devices|Active Devices|Working Devices|Failed Devices|Spare Devices|Preferred Minor|Persistence) :'
-	local name dirs i line members want=$BATS_TEST_TMPDIR/want got=$BATS_TEST_TMPDIR/got bad=() out
+	local name dirs members want=$BATS_TEST_TMPDIR/want got=$BATS_TEST_TMPDIR/got bad=() out
 	: > "$want"
 	: > "$got"
 	for name in "$@"; do
@@ -368,9 +403,7 @@ md_check_examine() {
 		fi
 		mapfile -t members < "$ARRAYS/$name/members"
 		echo "== $name" >> "$want"
-		for ((i = 0; i < ${#members[@]}; i++)); do
-			while IFS= read -r line; do echo "$line"; done < "${dirs[0]}/examine-$i.txt"
-		done >> "$want"
+		cat "${dirs[0]}/examine.txt" >> "$want"
 		echo "== $name" >> "$got"
 		stripe-examine "${members[@]}" >> "$got" 2>&1 || true
 	done

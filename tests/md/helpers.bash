@@ -2,12 +2,18 @@
 
 load ../bats/helpers
 
-AC=$(dirname "${MDVM:-$TOP/../shared/mdvm/mdvm}")/assemble-check
+MDVM=${MDVM:-$TOP/../shared/mdvm/mdvm}
 # where the VMs' output is kept to look at after the run
 MD_LOGS=${STRIPE_LOGS:-$TOP/build/test-logs-md}
 
+# md_there: the VM harness is here and set up (setup_file makes nothing
+# otherwise, and md_ready in setup skips each test, saying why).
+md_there() {
+	[ -x "$MDVM" ] && [ -e "${MDVM_CACHE:-/var/cache/mdvm}/vmlinuz" ]
+}
+
 md_ready() {
-	[ -x "$AC" ] || skip "no md VM harness ($AC)"
+	[ -x "$MDVM" ] || skip "no md VM harness ($MDVM)"
 	[ -e "${MDVM_CACHE:-/var/cache/mdvm}/vmlinuz" ] || skip "md VM not set up (run ../shared/mdvm/mdvm setup as root)"
 }
 
@@ -30,15 +36,4 @@ vm_slot() {
 		done
 		sleep 0.2
 	done
-}
-
-# md_assemble MEMBER...: boots md on the members (snapshot: never changes
-# them) and leaves its AC: lines in $output.
-md_assemble() {
-	run vm_slot "$AC" "$@"
-}
-
-# ac KEY: a value from assemble-check's "AC: KEY=value" lines in $output.
-ac() {
-	sed -n "s/^AC: .*\b$1=\([^ ]*\).*/\1/p" <<<"$output" | head -n 1
 }

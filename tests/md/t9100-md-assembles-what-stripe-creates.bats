@@ -73,7 +73,7 @@ make_arrays() {
 }
 
 setup_file() {
-	md_ready
+	md_there || return 0
 	# MD_BATCH_REUSE=1 with ARRAYS=DIR: check the arrays and results a
 	# previous run left in DIR again, without making or booting anything
 	if [ "${MD_BATCH_REUSE:-}" = 1 ] && [ -s "$ARRAYS/results.txt" ]; then

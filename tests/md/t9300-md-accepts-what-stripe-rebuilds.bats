@@ -58,19 +58,28 @@ rebuild_fixture() {
 }
 
 # kill_when NAME PROBE -- ARGS...: stripe-rebuild ARGS on the members of
-# array NAME, SIGKILLed once the command PROBE succeeds (polled every
-# 5 ms); an error is recorded when the rebuild ended otherwise.
+# array NAME, run a millisecond at a time (SIGCONT, SIGSTOP) and SIGKILLed
+# at the first stop where the command PROBE succeeds; an error is recorded
+# when the rebuild ended otherwise.  Stopped while PROBE looks, the rebuild
+# runs no further between two looks than a millisecond takes it, so small
+# members do.  The millisecond is waited for on a FIFO no one writes to
+# (read -t, no process: a sleep's fork took longer than a rebuild's end).
 kill_when() {
-	local d=$ARRAYS/$1 probe=$2 pid i st=0
+	local d=$ARRAYS/$1 probe=$2 pid i st=0 tick
 	shift 3
+	mkfifo "$d/tick"
+	exec {tick}<> "$d/tick"
 	stripe-rebuild -q --progress none --checkpoint 0.001 "$@" "$d"/m*.img > "$d/rebuild.out" 2>&1 &
 	pid=$!
-	for i in $(seq 2000); do
+	for i in $(seq 5000); do
+		kill -STOP $pid 2>/dev/null || break
 		$probe && break
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.005
+		kill -CONT $pid 2>/dev/null || break
+		read -r -t 0.001 -u $tick || :
 	done
 	kill -9 $pid 2>/dev/null || true
+	exec {tick}>&-
+	rm -f "$d/tick"
 	wait $pid || st=$?
 	if [ $st != 137 ] || ! $probe; then
 		echo "the rebuild ended (status $st) before it could be killed half way: $(cat "$d/rebuild.out")" > "$d/error"
@@ -96,8 +105,7 @@ moved() {
 
 # half_way FUNC NAME ARGS...: FUNC NAME ARGS, an array whose rebuild is
 # killed half way, made again from nothing when the rebuild ended before
-# the kill, three times at most: on a loaded machine the probe's rounds
-# can miss the whole of a short rebuild.
+# the kill, three times at most.
 half_way() {
 	local f=$1 name=$2 try
 	for try in 1 2 3; do
@@ -112,7 +120,7 @@ half_way() {
 # the rebuild killed once it recorded a recovery offset.
 half_built() {
 	local d=$ARRAYS/$1
-	MEMBER_SIZE=32M mk_array "$1" 6 - -l 6 -c 64K
+	MEMBER_SIZE=16M mk_array "$1" 6 - -l 6 -c 64K
 	rm "$d/m1.img" "$d/m4.img"
 	kill_when "$1" "has_offset $d/new4.img" -- --replace 1="$d/new1.img" --replace 4="$d/new4.img"
 	[ -e "$d/error" ] || mdadm --examine "$d/new4.img" 2>/dev/null |
@@ -142,14 +150,14 @@ half_one() {
 # state from its own table, where slot 0 must not read as faulty).
 half_zero() {
 	local d=$ARRAYS/$1
-	MEMBER_SIZE=128M mk_array "$1" 4 - -l 5 -c 64K -e 0.90
+	MEMBER_SIZE=8M mk_array "$1" 4 - -l 5 -c 64K -e 0.90
 	rm "$d/m0.img"
 	kill_when "$1" "moved $(events_of "$d/m1.img") $d/m1.img $d/m2.img $d/m3.img" -- --replace 0="$d/new0.img"
 }
 
 setup_file() {
 	fixtures_ready
-	[ -x "$MDVM" ] && [ -e "${MDVM_CACHE:-/var/cache/mdvm}/vmlinuz" ] || return 0
+	md_there || return 0
 	batch_start
 	mk_array rb-r1-1.0 3 - -l 1 -e 1.0 && lose_and_rebuild rb-r1-1.0 1
 	mk_array rb-r10-n2 4 - -l 10 -p n2 -c 32K && lose_and_rebuild rb-r10-n2 0
@@ -176,8 +184,8 @@ setup_file() {
 		sha > "$ARRAYS/fx-recover/stripe.sha256"
 
 	half_way half_built rb-half
-	half_way half_one rb-half-one 1.2 32M
-	half_way half_one rb-half-one-0.90 0.90 128M
+	half_way half_one rb-half-one 1.2 16M
+	half_way half_one rb-half-one-0.90 0.90 8M
 	half_way half_zero rb-half-zero-0.90
 	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half rb-half-one rb-half-one-0.90 rb-half-zero-0.90
 	batch_end
@@ -211,7 +219,7 @@ setup() {
 	[ ! -e "$ARRAYS/rb-half/error" ] || fail "$(cat "$ARRAYS/rb-half/error")"
 	md_check rb-half
 	# md's own mdadm --examine in the VM read the recovery offset stripe recorded
-	grep -qE 'Recovery Offset : [1-9]' "$VMOUT"/out-*/rb-half/examine-*.txt ||
+	grep -qE 'Recovery Offset : [1-9]' "$VMOUT"/out-*/rb-half/examine.txt ||
 		fail "mdadm --examine in the VM shows no recovery offset"
 }
 

@@ -9,7 +9,6 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 VM_SCRIPT=$BATS_TEST_DIRNAME/map-mount.vm.sh
-MDVM=${MDVM:-$TOP/../shared/mdvm/mdvm}
 
 # fill NAME MEMBER...: maps the members, makes an ext4 with stripe-examine's
 # STRIPE_MKFS_OPTS, writes files through a loop mount, unmaps; the files'
@@ -39,13 +38,13 @@ setup_file() {
 	[ -c /dev/fuse ] || return 0
 	W=$BATS_FILE_TMPDIR
 	export W
-	stripe-create -q -l 5 -c 64K --image-size 48M "$W"/w{0,1,2,3}.img
+	stripe-create -q -l 5 -c 64K --image-size 16M "$W"/w{0,1,2,3}.img
 	fill whole "$W"/w{0,1,2,3}.img
-	stripe-create -q -l 6 -c 64K --image-size 32M "$W"/d{0,1,2,3,4}.img
+	stripe-create -q -l 6 -c 64K --image-size 16M "$W"/d{0,1,2,3,4}.img
 	rm "$W/d3.img"
 	fill degraded "$W"/d{0,1,2,4}.img
-	[ -x "$MDVM" ] && [ -e "${MDVM_CACHE:-/var/cache/mdvm}/vmlinuz" ] || return 0
-	vm_slot "$MDVM" run --timeout 300 $(printf -- '--disk-snap %s ' "$W"/w{0,1,2,3}.img "$W"/d{0,1,2,4}.img) \
+	md_there || return 0
+	vm_slot "$MDVM" run --mem 256 --timeout 300 $(printf -- '--disk-snap %s ' "$W"/w{0,1,2,3}.img "$W"/d{0,1,2,4}.img) \
 		-- "$VM_SCRIPT" 4 > "$W/vm.txt" 2>&1 || true
 	mkdir -p "$MD_LOGS"
 	cp "$W/vm.txt" "$MD_LOGS/t9400-md-mounts-what-stripe-map-made.txt"
