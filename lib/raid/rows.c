@@ -1,7 +1,8 @@
 /* rows: for RAID4/5/6 member byte o of every member's data area is byte
  * o % chunk of row o / chunk, so a batch is one range of member bytes, the
  * same on every member, sized from a memory budget, and a row is handed
- * out in pieces when a batch covers less than a chunk. */
+ * out in pieces when a batch covers less than a chunk.  A write's walk
+ * (fill) hands out whole rows to be filled and writes them back. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* rows: the one walk over the stripe rows of a RAID4/5/6 array, a range of
  * member bytes at a time, finding unreadable pages and mending them from
- * P/Q, and handing each piece of a row to the caller. */
+ * P/Q, and handing each piece of a row to the caller (or, for a write,
+ * whole rows to fill, written back after). */
 #ifndef STRIPE_ROWS_H
 #define STRIPE_ROWS_H
 
