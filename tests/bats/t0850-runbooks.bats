@@ -84,6 +84,34 @@ setup() {
 	assert_output --partial "stripe-verify: no array to verify"
 }
 
+# dash_named SET: the set's members copied into $D as -member0.img ...,
+# names a tool would take for options; the names, relative to $D, in N.
+dash_named() {
+	local m
+	N=()
+	for m in "$FIX/$1"/member*.img; do
+		cp "$m" "$D/-${m##*/}"
+		N+=("-${m##*/}")
+	done
+}
+
+@test "stripe-verify takes members whose names begin with a dash after --" {
+	dash_named r6-5d-64k-ls-1.2
+	cd "$D"
+	run stripe-verify -- "${N[@]}"
+	assert_success
+	assert_line "verdict: healthy"
+}
+
+@test "stripe-recover takes members whose names begin with a dash after --" {
+	dash_named r5-4d-degraded
+	cd "$D"
+	run stripe-recover -- "${N[@]}"
+	assert_success
+	assert_line "verdict: recovered"
+	[ "$(stripe-read -- "${N[@]}" | sha)" = "$(manifest r5-4d-degraded array_sha256)" ]
+}
+
 @test "stripe-recover brings r5-4d-degraded back whole by rebuilding the stale member in place" {
 	M=($(copy_set r5-4d-degraded))
 	run stripe-recover "${M[@]}"
