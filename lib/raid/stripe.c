@@ -15,7 +15,7 @@
  * fresh memory for every call would cost a page fault per page each time,
  * and a map makes a call per request. */
 struct stripe_buffers {
-	struct read_window *win;     /* two: reads, and RAID0/1/10 writes (the first) */
+	struct window *win;     /* two: reads, and RAID0/1/10 writes (the first) */
 	size_t window_bytes;
 };
 
@@ -60,7 +60,7 @@ static long long take_input(struct write_input *in, uint8_t *buf, uint64_t off, 
 }
 
 /* Plans a window of array bytes and starts its member I/O on the pool. */
-static int window_start(struct stripe_engine *e, struct read_window *w, uint64_t off, size_t len,
+static int window_start(struct stripe_engine *e, struct window *w, uint64_t off, size_t len,
 			uint8_t *buf, bool write, struct diag *d)
 {
 	struct array *a = e->a;
@@ -85,7 +85,7 @@ static int window_start(struct stripe_engine *e, struct read_window *w, uint64_t
 }
 
 /* Waits for a window's writes; the first failure. */
-static int window_wait(struct stripe_engine *e, struct read_window *w, struct diag *d)
+static int window_wait(struct stripe_engine *e, struct window *w, struct diag *d)
 {
 	int i;
 
@@ -99,7 +99,7 @@ static int window_wait(struct stripe_engine *e, struct read_window *w, struct di
 	return 0;
 }
 
-static bool window_lost(const struct array *a, const struct read_window *w)
+static bool window_lost(const struct array *a, const struct window *w)
 {
 	int i, k;
 
@@ -175,7 +175,7 @@ static int read_rows(struct stripe_engine *e, uint64_t off, uint64_t end, stripe
 static int read_windows(struct stripe_engine *e, struct stripe_buffers *sb, uint64_t off, uint64_t end,
 			stripe_sink sink, void *ctx, struct diag *d)
 {
-	struct read_window *w = sb->win;
+	struct window *w = sb->win;
 	size_t size = sb->window_bytes;
 	int cur = 0, rc;
 
@@ -205,7 +205,7 @@ static int read_windows(struct stripe_engine *e, struct stripe_buffers *sb, uint
 static int write_copies(struct stripe_engine *e, struct stripe_buffers *sb, uint64_t off, uint64_t end,
 			struct write_input *in, uint64_t *done, struct diag *d)
 {
-	struct read_window *w = &sb->win[0];
+	struct window *w = &sb->win[0];
 	uint64_t start = off;
 	int rc = 0;
 
@@ -386,7 +386,7 @@ static int write_parity_levels(struct stripe_engine *e, uint64_t off, uint64_t e
 	return rc;
 }
 
-static void windows_free(struct read_window *win, int n)
+static void windows_free(struct window *win, int n)
 {
 	int w, i;
 

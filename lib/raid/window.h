@@ -35,7 +35,7 @@ struct member_segments {
 };
 
 /* A window of the array's bytes and where its pieces lie on the members. */
-struct read_window {
+struct window {
 	uint64_t off;
 	size_t len;
 	uint8_t *buf;
