@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# Nothing lost, nothing left behind: a member is one member however it is
+# named (path, ./path, symlink, hard link, a loop device over the file), an
+# output file that is a member is refused, and a refusal exits 2 with one
+# line naming the member, leaves every member's bytes as they were and no
+# file the run made.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+	cd "$D" || return 1
+	LOOPS=()
+}
+
+teardown() {
+	local l
+	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
+}
+
+# raid LEVEL N: an array of N 5 MiB image files m0.img... in $D, named in M.
+raid() {
+	local i
+	M=()
+	for ((i = 0; i < $2; i++)); do M+=("$D/m$i.img"); done
+	stripe-create -q -l "$1" -c 64K --image-size 5M "${M[@]}"
+}
+
+# loops: a loop device over each member, named in L; skipped without root.
+loops() {
+	local m l
+	[ "$(id -u)" -eq 0 ] || skip "needs root (loop devices)"
+	L=()
+	for m in "${M[@]}"; do
+		l=$(losetup -f --show "$m") || skip "no loop device available"
+		LOOPS+=("$l")
+		L+=("$l")
+	done
+}
+
+# refused TOOL-ARGS... : run it; it exits 2 with exactly one line on stderr.
+refused() {
+	run --separate-stderr "$@" < /dev/null
+	[ "$status" -eq 2 ] || fail "$1 exited $status, expected 2; stderr: $stderr"
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || fail "$1 said more than one line: $stderr"
+}
+
+# hold_while CMD...: runs a stripe-write on the members in CMD with its
+# input held open, so that it keeps its hold on them until release (the
+# holder's own writes come after that: sums are taken before).
+hold_while() {
+	mkfifo "$D/in"
+	"$@" --progress none -i "$D/in" &
+	HOLDER=$!
+	exec 7> "$D/in"
+	# the holder has opened its members once it has opened its input
+	while ! [ -e "/proc/$HOLDER/fd" ] || ! ls -l "/proc/$HOLDER/fd" | grep -q "$D/in"; do sleep 0.05; done
+	sleep 0.3
+}
+
+release() {
+	exec 7>&-
+	wait "$HOLDER"
+}
+
+@test "stripe-write on loop devices is refused while another writer holds the files behind them" {
+	local before after
+	raid 5 4
+	loops
+	hold_while stripe-write "${M[@]}"
+	before=$(sha "${M[@]}")
+	refused stripe-write --progress none -i /dev/null "${L[@]}"
+	after=$(sha "${M[@]}")
+	release
+	[[ $stderr == "stripe-write: ${L[0]}: in use (locked by another writer)"* ]] || fail "stderr: $stderr"
+	[ "$before" = "$after" ] || fail "a member changed"
+}
+
+@test "stripe-write on files is refused while another writer holds loop devices over them" {
+	local before after
+	raid 5 4
+	loops
+	hold_while stripe-write "${L[@]}"
+	before=$(sha "${M[@]}")
+	refused stripe-write --progress none -i /dev/null "${M[@]}"
+	after=$(sha "${M[@]}")
+	release
+	[[ $stderr == "stripe-write: $D/m0.img: in use ("*"${L[0]}"* ]] || fail "stderr: $stderr"
+	[ "$before" = "$after" ] || fail "a member changed"
+}
+
+@test "a writer on loop devices holds the lock of the files behind them" {
+	raid 5 4
+	loops
+	hold_while stripe-write "${L[@]}"
+	run flock -n "$D/m2.img" true
+	release
+	assert_failure 1
+}
