@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "cli/open_array.h"
+#include "io/dev.h"
 #include "io/probe.h"
 
 int cli_need_members(const char *tool, int n, void (*usage)(FILE *f))
@@ -12,6 +13,51 @@ int cli_need_members(const char *tool, int n, void (*usage)(FILE *f))
 	fprintf(stderr, "%s: no members given\n", tool);
 	if (usage)
 		usage(stderr);
+	return -1;
+}
+
+/* The first member at or after from that is path's file or device under
+ * whatever name; -1 when none is, or path cannot be looked at (it is
+ * refused on its own when opened). */
+static int same_as(char *const *paths, int n, int from, const char *path)
+{
+	struct dev_id want, id;
+	int i;
+
+	if (dev_identify(path, &want) < 0)
+		return -1;
+	for (i = from; i < n; i++)
+		if (dev_identify(paths[i], &id) == 0 && dev_id_same(&id, &want))
+			return i;
+	return -1;
+}
+
+/* One member named twice (./m0.img, a symlink, a hard link, a loop device
+ * over the file) would be read and written as two, each write undoing the
+ * other's. */
+static int refuse_twice(const struct cli_members *m)
+{
+	int i, j;
+
+	for (i = 0; i < m->n; i++) {
+		j = same_as(m->paths, m->n, i + 1, m->paths[i]);
+		if (j >= 0) {
+			fprintf(stderr, "%s: %s and %s: the same member given twice\n", m->tool,
+				m->paths[i], m->paths[j]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cli_refuse_output(const char *tool, const char *output, char *const *paths, int n)
+{
+	int i = same_as(paths, n, 0, output);
+
+	if (i < 0)
+		return 0;
+	fprintf(stderr, "%s: %s: the output is the member %s; refusing to overwrite it\n", tool, output,
+		paths[i]);
 	return -1;
 }
 
@@ -79,7 +125,7 @@ int cli_open_array(struct array *a, const struct cli_members *m)
 {
 	struct diag d;
 
-	if (cli_need_members(m->tool, m->n, m->usage) < 0)
+	if (cli_need_members(m->tool, m->n, m->usage) < 0 || refuse_twice(m) < 0)
 		return -1;
 	if ((m->aopt.mode == DEV_WRITE || m->dry_run) && refuse_busy(m) < 0)
 		return -1;

@@ -64,6 +64,47 @@ release() {
 	wait "$HOLDER"
 }
 
+@test "stripe-read refuses an output file that is a member, naming both, and changes no member" {
+	local before
+	raid 5 4
+	before=$(sha "${M[@]}")
+	refused stripe-read -o "$D/m0.img" "${M[@]}"
+	[ "$stderr" = "stripe-read: $D/m0.img: the output is the member $D/m0.img; refusing to overwrite it" ] ||
+		fail "stderr: $stderr"
+	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+}
+
+@test "stripe-read refuses an output that is a hard link or a symlink to a member" {
+	local before
+	raid 5 4
+	ln "$D/m1.img" "$D/hard.img"
+	ln -s m2.img "$D/soft.img"
+	before=$(sha "${M[@]}")
+	refused stripe-read -o "$D/hard.img" "${M[@]}"
+	[[ $stderr == *"hard.img: the output is the member $D/m1.img"* ]] || fail "stderr: $stderr"
+	refused stripe-read -o soft.img "${M[@]}"
+	[[ $stderr == *"soft.img: the output is the member $D/m2.img"* ]] || fail "stderr: $stderr"
+	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+}
+
+@test "stripe-read refuses an output that is a loop device over a member" {
+	local before
+	raid 5 4
+	loops
+	before=$(sha "${M[@]}")
+	refused stripe-read -o "${L[3]}" "${M[@]}"
+	[ "$stderr" = "stripe-read: ${L[3]}: the output is the member $D/m3.img; refusing to overwrite it" ] ||
+		fail "stderr: $stderr"
+	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+}
+
+@test "stripe-read writes an output file that is no member" {
+	raid 5 4
+	run stripe-read -q -o "$D/out.img" "${M[@]}"
+	assert_success
+	[ -s "$D/out.img" ]
+}
+
 @test "stripe-write on loop devices is refused while another writer holds the files behind them" {
 	local before after
 	raid 5 4
@@ -97,4 +138,17 @@ release() {
 	run flock -n "$D/m2.img" true
 	release
 	assert_failure 1
+}
+
+@test "a member given twice is refused by every tool that opens an array, in one message" {
+	local tool before
+	raid 5 4
+	before=$(sha "${M[@]}")
+	for tool in "stripe-read" "stripe-check --progress none" "stripe-write --progress none -i /dev/null" \
+		"stripe-check --progress none --repair"; do
+		refused $tool "${M[@]}" "$D/./m1.img"
+		[ "$stderr" = "${tool%% *}: $D/m1.img and $D/./m1.img: the same member given twice" ] ||
+			fail "$tool: $stderr"
+	done
+	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
 }
