@@ -152,3 +152,72 @@ release() {
 	done
 	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
 }
+
+@test "stripe-rebuild refuses the same member given twice, by the same path, ./, a symlink or a hard link, and writes nothing" {
+	local twice before
+	raid 5 4
+	rm "$D/m3.img"
+	ln -s m0.img "$D/soft.img"
+	ln "$D/m0.img" "$D/hard.img"
+	before=$(sha "${M[@]:0:3}")
+	for twice in m0.img ./m0.img soft.img hard.img; do
+		refused stripe-rebuild --progress none --replace 3=new.img m0.img "$twice" m1.img m2.img
+		[ "$stderr" = "stripe-rebuild: m0.img and $twice: the same member given twice" ] ||
+			fail "$twice: $stderr"
+		[ ! -e "$D/new.img" ] || fail "$twice: new.img was left behind"
+	done
+	[ "$before" = "$(sha "${M[@]:0:3}")" ] || fail "a member changed"
+}
+
+@test "stripe-rebuild still takes a replacement that is also named among the members" {
+	raid 5 4
+	rm "$D/m3.img"
+	run stripe-rebuild --progress none -q --replace 3=./new.img m0.img m1.img m2.img
+	assert_success
+	run stripe-rebuild --progress none -q --readd ./new.img m0.img m1.img m2.img new.img
+	assert_success
+}
+
+@test "stripe-rebuild --replace onto a role the array does not have leaves no file behind" {
+	local before
+	raid 5 4
+	rm "$D/m3.img"
+	before=$(sha "${M[@]:0:3}")
+	refused stripe-rebuild --progress none --replace 99=new.img "${M[@]:0:3}"
+	[ "$stderr" = "stripe-rebuild: new.img: role 99 is not a role of this array" ] || fail "stderr: $stderr"
+	[ ! -e "$D/new.img" ] || fail "new.img was left behind"
+	[ "$before" = "$(sha "${M[@]:0:3}")" ] || fail "a member changed"
+}
+
+@test "stripe-rebuild --replace onto a role held in sync leaves no file behind" {
+	local before
+	raid 5 4
+	rm "$D/m3.img"
+	before=$(sha "${M[@]:0:3}")
+	refused stripe-rebuild --progress none --replace 2=x.img "${M[@]:0:3}"
+	[ "$stderr" = "stripe-rebuild: x.img: role 2 is held by an in-sync member; nothing to rebuild" ] ||
+		fail "stderr: $stderr"
+	[ ! -e "$D/x.img" ] || fail "x.img was left behind"
+	[ "$before" = "$(sha "${M[@]:0:3}")" ] || fail "a member changed"
+}
+
+@test "stripe-rebuild refuses a spare that is an in-sync member with exit 2 before any write" {
+	local before
+	raid 6 5
+	rm "$D/m3.img" "$D/m4.img"
+	before=$(sha "${M[@]:0:3}")
+	refused stripe-rebuild --progress none --spare m0.img --spare new.img "${M[@]:0:3}"
+	[ "$stderr" = "stripe-rebuild: $D/m0.img: an in-sync member of the array (role 0), not a replacement" ] ||
+		fail "stderr: $stderr"
+	[ ! -e "$D/new.img" ] || fail "new.img was left behind"
+	[ "$before" = "$(sha "${M[@]:0:3}")" ] || fail "a member changed"
+}
+
+@test "stripe-rebuild run again with the same spares after it finished has nothing to do" {
+	raid 6 5
+	rm "$D/m3.img" "$D/m4.img"
+	run stripe-rebuild --progress none -q --spare x.img --spare y.img "${M[@]:0:3}"
+	assert_success
+	run stripe-rebuild --progress none -q --spare x.img --spare y.img "${M[@]:0:3}"
+	assert_success
+}
