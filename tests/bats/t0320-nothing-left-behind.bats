@@ -221,3 +221,10 @@ release() {
 	run stripe-rebuild --progress none -q --spare x.img --spare y.img "${M[@]:0:3}"
 	assert_success
 }
+
+@test "stripe-create refuses an image size no file can have and leaves no file behind" {
+	refused stripe-create -l 5 --image-size 16777215T n0.img n1.img n2.img
+	[[ $stderr == "stripe-create: n0.img: cannot create a 18446742974197923840-byte image: "* ]] ||
+		fail "stderr: $stderr"
+	[ ! -e n0.img ] && [ ! -e n1.img ] && [ ! -e n2.img ] || fail "a file was left behind: $(ls)"
+}
