@@ -98,6 +98,18 @@ release() {
 	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
 }
 
+@test "stripe-bench refuses a --csv-file that is a member or the device it times" {
+	local before
+	raid 5 4
+	before=$(sha "${M[@]}")
+	refused stripe-bench -q -s 1M --seeks 0 --csv-file "$D/m1.img" --array "${M[@]}"
+	[ "$stderr" = "stripe-bench: $D/m1.img: the output is the member $D/m1.img; refusing to overwrite it" ] ||
+		fail "stderr: $stderr"
+	refused stripe-bench -q -s 1M --seeks 0 --csv-file "$D/./m2.img" "$D/m2.img"
+	[[ $stderr == "stripe-bench: $D/./m2.img: the output is the member $D/m2.img;"* ]] || fail "stderr: $stderr"
+	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+}
+
 @test "stripe-read writes an output file that is no member" {
 	raid 5 4
 	run stripe-read -q -o "$D/out.img" "${M[@]}"
