@@ -119,8 +119,9 @@ static int hold_backing_file(struct dev *dv, const struct stat *st, struct diag 
 
 static int dev_hold(struct dev *dv, const struct stat *st, struct diag *d)
 {
-	/* Block devices get O_EXCL at open; a plain file gets an advisory lock
-	 * so two stripe writers never work on one image at once. */
+	/* Block devices get O_EXCL at open (a loop device the lock of its
+	 * file as well); a plain file gets an advisory lock so two stripe
+	 * writers never work on one image at once. */
 	if (dv->is_blockdev)
 		return hold_backing_file(dv, st, d);
 	return lock_file(dv->fd, dv->path, d);
