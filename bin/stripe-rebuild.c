@@ -652,8 +652,9 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 	return rc > 0 || res.unrecoverable || res.disagree ? EXIT_PROBLEM : EXIT_OK;
 }
 
-/* Everything after the replacements are made: the exit status, and false
- * in *refused when nothing was written (the replacements made can go). */
+/* Everything after the replacements are made: the exit status, and in
+ * *refused whether the run stopped before writing anything (then the
+ * replacements it made can go). */
 static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused)
 {
 	static struct rebuild_target t[ST_MAX_DISKS];
