@@ -566,7 +566,8 @@ int main(int argc, char **argv)
 	int rc = 0, hold = -1;
 
 	atexit(cli_close_stdout);
-	if (parse_options(argc, argv, &o) < 0 || check_options(&o, argc - optind) < 0)
+	if (parse_options(argc, argv, &o) < 0 || check_options(&o, argc - optind) < 0 ||
+	    (o.csv_file && cli_refuse_output(TOOL, o.csv_file, argv + optind, argc - optind) < 0))
 		return EXIT_ERROR;
 	if (!o.label[0])
 		default_label(o.label, sizeof(o.label));

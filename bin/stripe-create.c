@@ -258,6 +258,7 @@ static int make_images(char **paths, int n, uint64_t size, bool *made)
 		if (!size || !strcmp(paths[i], "missing") || access(paths[i], F_OK) == 0)
 			continue;
 		fd = open(paths[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		made[i] = fd >= 0;       /* made, even if it cannot take the size */
 		if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
 			fprintf(stderr, TOOL ": %s: cannot create a %llu-byte image: %s\n", paths[i],
 				(unsigned long long)size, strerror(errno));
@@ -266,7 +267,6 @@ static int make_images(char **paths, int n, uint64_t size, bool *made)
 			return -1;
 		}
 		close(fd);
-		made[i] = true;
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/dev.h"
 #include "md/array.h"
 #include "cli/cli.h"
 #include "cli/open_array.h"
@@ -179,19 +180,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* The path among the first n that names p's file or device, whatever the
+ * spelling (./p, a symlink, a hard link); -1 when none does. */
 static int index_of(char *const *paths, int n, const char *p)
 {
+	struct dev_id want, id;
+	bool known = dev_identify(p, &want) == 0;
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (!strcmp(paths[i], p))
+		if (!strcmp(paths[i], p) || (known && dev_identify(paths[i], &id) == 0 && dev_id_same(&id, &want)))
 			return i;
 	return -1;
-}
-
-static bool listed(char *const *paths, int n, const char *p)
-{
-	return index_of(paths, n, p) >= 0;
 }
 
 /* A replacement that does not exist yet becomes an image file as large as
@@ -221,24 +221,46 @@ static int create_image(const char *path, const char *like, bool verbose)
 	return 0;
 }
 
-/* Members first, then replacements not among them. */
-static int gather_paths(int argc, char **argv, struct opts *o, char **paths, bool *is_repl)
+/* Files this run made, removed again when it is refused: a refusal
+ * leaves nothing behind. */
+struct made {
+	const char *path[MAX_PATHS];
+	int n;
+};
+
+static void remove_made(const struct made *made)
 {
-	int n = 0, i;
+	int i;
+
+	for (i = 0; i < made->n; i++)
+		unlink(made->path[i]);
+}
+
+/* Members first, each as given (one given twice is refused when opened),
+ * then replacements not among them; a replacement that names a member is
+ * known by the member's path from here on. */
+static int gather_paths(int argc, char **argv, struct opts *o, char **paths, bool *is_repl,
+			struct made *made)
+{
+	int n = 0, i, at;
 
 	for (i = optind; i < argc && n < MAX_PATHS; i++)
-		if (!listed(paths, n, argv[i]))
-			paths[n++] = argv[i];
+		paths[n++] = argv[i];
 	for (i = 0; i < o->nreq && n < MAX_PATHS; i++) {
-		const char *p = o->req[i].path;
+		struct request *q = &o->req[i];
 
-		if (!listed(paths, n, p)) {
-			if (o->req[i].kind != REQ_READD && access(p, F_OK) < 0 && errno == ENOENT &&
-			    !o->dry_run && create_image(p, paths[0], o->verbose) < 0)
-				return -1;
-			paths[n++] = (char *)p;
+		at = index_of(paths, n, q->path);
+		if (at < 0) {
+			if (q->kind != REQ_READD && access(q->path, F_OK) < 0 && errno == ENOENT && !o->dry_run) {
+				if (create_image(q->path, paths[0], o->verbose) < 0)
+					return -1;
+				made->path[made->n++] = q->path;
+			}
+			at = n;
+			paths[n++] = (char *)q->path;
 		}
-		is_repl[index_of(paths, n, p)] |= o->req[i].kind != REQ_READD;
+		q->path = paths[at];
+		is_repl[at] |= q->kind != REQ_READD;
 	}
 	return n;
 }
@@ -377,7 +399,12 @@ static int choose_targets(struct array *a, const struct opts *o, struct rebuild_
 	for (i = 0; i < o->nreq; i++) {
 		struct member *m = find_member(a, o->req[i].path);
 
-		if (o->req[i].kind != REQ_SPARE || taken(t, n, -1, m) || already_holds(a, m, &o->req[i], o))
+		if (o->req[i].kind != REQ_SPARE || taken(t, n, -1, m))
+			continue;
+		/* In sync already is the same run again after it finished only
+		 * when no role is left to rebuild; else it is no spare at all,
+		 * refused (by add_target) before anything is written. */
+		if (!a->missing && already_holds(a, m, &o->req[i], o))
 			continue;
 		role = next_needed(a, t, n);
 		if (role < 0) {
@@ -625,38 +652,32 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 	return rc > 0 || res.unrecoverable || res.disagree ? EXIT_PROBLEM : EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* Everything after the replacements are made: the exit status, and in
+ * *refused whether the run stopped before writing anything (then the
+ * replacements it made can go). */
+static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused)
 {
-	static struct opts o = { .pmode = PROGRESS_AUTO };
 	static struct rebuild_target t[ST_MAX_DISKS];
-	char *paths[MAX_PATHS];
-	bool is_repl[MAX_PATHS] = { false };
 	struct cli_members given = { .tool = TOOL, .newcomers = is_repl };
 	struct array a;
 	struct diag d;
-	int n, nt, rc;
+	int nt, rc;
 
-	atexit(cli_close_stdout);
-	if (parse_args(argc, argv, &o) < 0)
-		return EXIT_ERROR;
-	/* the replacements join the members given, made first when new */
-	if (cli_need_members(TOOL, argc - optind, usage) < 0 ||
-	    (n = gather_paths(argc, argv, &o, paths, is_repl)) < 0)
-		return EXIT_ERROR;
+	*refused = true;
 	given.paths = paths;
 	given.n = n;
-	given.aopt.mode = o.dry_run ? DEV_READ : DEV_WRITE;
-	given.dry_run = o.dry_run;
-	given.force = o.force;
+	given.aopt.mode = o->dry_run ? DEV_READ : DEV_WRITE;
+	given.dry_run = o->dry_run;
+	given.force = o->force;
 	if (cli_open_array(&a, &given) < 0)
 		return EXIT_ERROR;
-	nt = choose_targets(&a, &o, t);
+	nt = choose_targets(&a, o, t);
 	if (nt < 0) {
 		array_close(&a);
 		return EXIT_ERROR;
 	}
 	if (a.missing == 0) {
-		if (!o.quiet)
+		if (!o->quiet)
 			printf("%s: every role is held by an in-sync member; nothing to rebuild\n", a.members[0].path);
 		array_close(&a);
 		return EXIT_OK;
@@ -667,9 +688,9 @@ int main(int argc, char **argv)
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	if (o.verbose || o.dry_run)
+	if (o->verbose || o->dry_run)
 		say_needs(&a);
-	if (o.dry_run) {
+	if (o->dry_run) {
 		print_plan(t, nt, true);
 		rc = array_check_readable(&a, &d) < 0 ? EXIT_ERROR : EXIT_OK;
 		if (rc)
@@ -677,7 +698,34 @@ int main(int argc, char **argv)
 		array_close(&a);
 		return rc;
 	}
-	rc = rebuild(&a, &o, t, nt);
+	*refused = false;
+	rc = rebuild(&a, o, t, nt);
 	array_close(&a);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o = { .pmode = PROGRESS_AUTO };
+	static struct made made;
+	char *paths[MAX_PATHS];
+	bool is_repl[MAX_PATHS] = { false };
+	bool refused;
+	int n, rc;
+
+	atexit(cli_close_stdout);
+	if (parse_args(argc, argv, &o) < 0)
+		return EXIT_ERROR;
+	/* the replacements join the members given, made first when new */
+	if (cli_need_members(TOOL, argc - optind, usage) < 0)
+		return EXIT_ERROR;
+	n = gather_paths(argc, argv, &o, paths, is_repl, &made);
+	if (n < 0) {
+		remove_made(&made);
+		return EXIT_ERROR;
+	}
+	rc = run(&o, paths, n, is_repl, &refused);
+	if (refused)
+		remove_made(&made);
 	return rc;
 }

@@ -1,8 +1,10 @@
 /* open_array: a tool's member list refused or opened as an array, the
  * same way in every tool. */
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "cli/open_array.h"
+#include "io/dev.h"
 #include "io/probe.h"
 
 int cli_need_members(const char *tool, int n, void (*usage)(FILE *f))
@@ -12,6 +14,61 @@ int cli_need_members(const char *tool, int n, void (*usage)(FILE *f))
 	fprintf(stderr, "%s: no members given\n", tool);
 	if (usage)
 		usage(stderr);
+	return -1;
+}
+
+/* The first member that is path's file or device under whatever name; -1
+ * when none is, or path cannot be looked at (then it is no member). */
+static int same_as(char *const *paths, int n, const char *path)
+{
+	struct dev_id want, id;
+	int i;
+
+	if (dev_identify(path, &want) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (dev_identify(paths[i], &id) == 0 && dev_id_same(&id, &want))
+			return i;
+	return -1;
+}
+
+/* One member named twice (./m0.img, a symlink, a hard link, a loop device
+ * over the file) would be read and written as two, each write undoing the
+ * other's.  Each path is looked at once: a member list may be long. */
+static int refuse_twice(const struct cli_members *m)
+{
+	struct dev_id *ids = calloc((size_t)m->n, sizeof(*ids));
+	bool *known = calloc((size_t)m->n, sizeof(*known));
+	int i, j, rc = 0;
+
+	if (!ids || !known) {
+		fprintf(stderr, "%s: %s: out of memory for the member list\n", m->tool, m->paths[0]);
+		rc = -1;
+	}
+	for (i = 0; rc == 0 && i < m->n; i++) {
+		known[i] = dev_identify(m->paths[i], &ids[i]) == 0;
+		for (j = 0; known[i] && j < i; j++) {
+			if (known[j] && dev_id_same(&ids[j], &ids[i])) {
+				fprintf(stderr, "%s: %s and %s: the same member given twice\n", m->tool,
+					m->paths[j], m->paths[i]);
+				rc = -1;
+				break;
+			}
+		}
+	}
+	free(ids);
+	free(known);
+	return rc;
+}
+
+int cli_refuse_output(const char *tool, const char *output, char *const *paths, int n)
+{
+	int i = same_as(paths, n, output);
+
+	if (i < 0)
+		return 0;
+	fprintf(stderr, "%s: %s: the output is the member %s; refusing to overwrite it\n", tool, output,
+		paths[i]);
 	return -1;
 }
 
@@ -79,7 +136,7 @@ int cli_open_array(struct array *a, const struct cli_members *m)
 {
 	struct diag d;
 
-	if (cli_need_members(m->tool, m->n, m->usage) < 0)
+	if (cli_need_members(m->tool, m->n, m->usage) < 0 || refuse_twice(m) < 0)
 		return -1;
 	if ((m->aopt.mode == DEV_WRITE || m->dry_run) && refuse_busy(m) < 0)
 		return -1;

@@ -34,8 +34,9 @@ struct cli_members {
 	enum cli_say say;
 };
 
-/* Opens the members as an array.  Refuses, in this order: no members; a
- * member in use (when writing), before any member is opened; members that
+/* Opens the members as an array.  Refuses, in this order: no members; one
+ * member given twice (by device and inode, so ./path, a symlink, a hard
+ * link or a loop device over the file count); a member in use (when writing), before any member is opened; members that
  * do not form an array; members of no array or of another one, every one
  * named.  Then names those left out, so that an array too degraded to read
  * (refused when readable is asked) shows why.  Returns 0 with a open, or -1
@@ -46,5 +47,10 @@ int cli_open_array(struct array *a, const struct cli_members *m);
  * -1; else 0.  For a tool whose member list is not all of its arguments,
  * or that goes on when the array cannot be formed. */
 int cli_need_members(const char *tool, int n, void (*usage)(FILE *f));
+
+/* An output file the tool would write that is one of the members, under
+ * any name (as above): "TOOL: OUTPUT: the output is the member M; ..." on
+ * stderr and -1; else 0.  Asked before the output is opened. */
+int cli_refuse_output(const char *tool, const char *output, char *const *paths, int n);
 
 #endif

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "io/dev.h"
@@ -25,15 +27,104 @@ static int dev_size(struct dev *dv, const struct stat *st, struct diag *d)
 	return 0;
 }
 
-static int dev_hold(struct dev *dv, struct diag *d)
+/* Reads the first line of a small sysfs file, without its newline. */
+static int read_sysfs_line(const char *file, char *buf, size_t len)
 {
-	/* Block devices get O_EXCL at open; a plain file gets an advisory lock
-	 * so two stripe writers never work on one image at once. */
-	if (dv->is_blockdev)
-		return 0;
-	if (flock(dv->fd, LOCK_EX | LOCK_NB) < 0)
-		return diag_fail(d, "%s: in use by another writer (flock: %s)", dv->path, strerror(errno));
+	FILE *f = fopen(file, "re");
+	bool got;
+
+	if (!f)
+		return -1;
+	got = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!got)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
 	return 0;
+}
+
+int dev_loop_backing(int fd, dev_t devno, char *path, size_t len, struct dev_id *id)
+{
+	struct loop_info64 info;
+	char file[96];
+
+	snprintf(file, sizeof(file), "/sys/dev/block/%u:%u/loop/backing_file", major(devno), minor(devno));
+	if (read_sysfs_line(file, path, len) < 0)
+		return -1;
+	/* The kernel's own record of the inode holds where the sysfs path
+	 * was spelt in another mount namespace or the file was renamed. */
+	if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
+		return -1;
+	*id = (struct dev_id){ (dev_t)info.lo_device, (ino_t)info.lo_inode };
+	return 0;
+}
+
+int dev_identify(const char *path, struct dev_id *id)
+{
+	char backing[4096];
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -1;
+	if (S_ISBLK(st.st_mode)) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		bool loop = fd >= 0 && dev_loop_backing(fd, st.st_rdev, backing, sizeof(backing), id) == 0;
+
+		if (fd >= 0)
+			close(fd);
+		if (!loop)
+			*id = (struct dev_id){ st.st_rdev, 0 };
+		return 0;
+	}
+	*id = (struct dev_id){ st.st_dev, st.st_ino };
+	return 0;
+}
+
+bool dev_id_same(const struct dev_id *a, const struct dev_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+static int lock_file(int fd, const char *path, struct diag *d)
+{
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return diag_fail(d, "%s: in use by another writer (flock: %s)", path, strerror(errno));
+	return 0;
+}
+
+/* A loop device is one member with the file behind it: the writer holds
+ * that file's flock too, so a writer of the file is kept out, and one of
+ * the file keeps this one out.  The file is found by the kernel's path
+ * and trusted only when its inode is the one the loop device reads. */
+static int hold_backing_file(struct dev *dv, const struct stat *st, struct diag *d)
+{
+	char backing[4096];
+	struct dev_id id;
+	struct stat bst;
+	int fd;
+
+	if (dev_loop_backing(dv->fd, st->st_rdev, backing, sizeof(backing), &id) < 0)
+		return 0;
+	fd = open(backing, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &bst) < 0 || bst.st_dev != id.dev || bst.st_ino != id.ino) {
+		close(fd);
+		return 0;
+	}
+	dv->hold_fd = fd;
+	dv->holds_backing = true;
+	return lock_file(fd, dv->path, d);
+}
+
+static int dev_hold(struct dev *dv, const struct stat *st, struct diag *d)
+{
+	/* Block devices get O_EXCL at open (a loop device the lock of its
+	 * file as well); a plain file gets an advisory lock so two stripe
+	 * writers never work on one image at once. */
+	if (dv->is_blockdev)
+		return hold_backing_file(dv, st, d);
+	return lock_file(dv->fd, dv->path, d);
 }
 
 static bool ends_with(const char *s, const char *tail, size_t tlen)
@@ -96,7 +187,7 @@ int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *
 	if (dv->path)
 		load_faults(dv);
 	if (!dv->path || fstat(dv->fd, &st) < 0 || dev_size(dv, &st, d) < 0 ||
-	    (mode == DEV_WRITE && dev_hold(dv, d) < 0)) {
+	    (mode == DEV_WRITE && dev_hold(dv, &st, d) < 0)) {
 		if (!dv->path)
 			diag_fail(d, "%s: out of memory", path);
 		dev_close(dv);
@@ -109,6 +200,9 @@ void dev_close(struct dev *dv)
 {
 	if (dv->fd >= 0)
 		close(dv->fd);
+	if (dv->holds_backing)
+		close(dv->hold_fd);
+	dv->holds_backing = false;
 	free(dv->path);
 	dv->fd = -1;
 	dv->path = NULL;

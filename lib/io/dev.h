@@ -6,12 +6,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/diag.h"
 
 enum dev_mode {
 	DEV_READ,            /* O_RDONLY */
-	DEV_WRITE,           /* O_RDWR, plus O_EXCL on block devices and an flock on files */
+	/* O_RDWR, plus O_EXCL on block devices and an flock on files; a loop
+	 * device's backing file is flocked too, so that one member has one
+	 * lock by either name */
+	DEV_WRITE,
 };
 
 /* Byte ranges where reads fail with EIO: set from STRIPE_FAULT_READ by tests,
@@ -25,6 +29,8 @@ struct dev_fault {
 struct dev {
 	char *path;
 	int fd;
+	bool holds_backing;  /* hold_fd is a loop device's backing file, flocked */
+	int hold_fd;
 	bool is_blockdev;
 	bool writable;
 	uint64_t size;       /* bytes */
@@ -39,6 +45,24 @@ struct dev {
 /* Whether a read of [off, off + len) would meet a STRIPE_FAULT_READ range:
  * for readers that go around dev_read (stripe-map splices member pages). */
 bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len);
+
+/* Which bytes a path names, however it is spelt: a file by its device and
+ * inode (through a symlink, a hard link, or a loop device bound to it), any
+ * other block device by its device number.  Two paths with equal ids are
+ * one member. */
+struct dev_id {
+	dev_t dev;
+	ino_t ino;           /* 0 for a block device that is no loop over a file */
+};
+
+/* Fails (-1, errno set) only when path cannot be looked at. */
+int dev_identify(const char *path, struct dev_id *id);
+bool dev_id_same(const struct dev_id *a, const struct dev_id *b);
+
+/* The file behind the block device devno, open as fd: its path (as the
+ * kernel recorded it) and its id; -1 when it is no loop device bound to a
+ * file. */
+int dev_loop_backing(int fd, dev_t devno, char *path, size_t len, struct dev_id *id);
 
 /* Opens path.  A directory, a missing path or something that is neither a
  * regular file nor a block device is refused with a message naming it. */

@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <libmount.h>
 
+#include "io/dev.h"
 #include "io/probe.h"
 
 /* Everything one look at a path found; probe_member publishes the summary,
@@ -295,6 +296,47 @@ static bool loop_backs(const char *name, const struct stat *st, const char *real
 	return same;
 }
 
+/* Writers lock image files with flock (dev_open), and the file behind a
+ * loop device they write; test for one.  want: the file must be this one
+ * (a loop device's backing file found by its path), or NULL. */
+static void check_lock(struct scan *s, const char *file, const struct dev_id *want)
+{
+	struct stat st;
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	if (want && (fstat(fd, &st) < 0 || st.st_dev != want->dev || st.st_ino != want->ino)) {
+		close(fd);
+		return;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK) {
+			s->r->busy = true;
+			s->locked = true;
+		}
+	} else {
+		flock(fd, LOCK_UN);
+	}
+	close(fd);
+}
+
+/* A loop device is the file behind it: a writer of that file holds it. */
+static void check_backing_file(struct scan *s, dev_t devno)
+{
+	char backing[PATH_MAX];
+	struct dev_id id;
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	bool loop;
+
+	if (fd < 0)
+		return;
+	loop = dev_loop_backing(fd, devno, backing, sizeof(backing), &id) == 0;
+	close(fd);
+	if (loop)
+		check_lock(s, backing, &id);
+}
+
 /* A regular file: a swap file, every loop device backed by it, and another
  * writer's flock. */
 static void check_file(struct scan *s, const struct stat *st)
@@ -304,7 +346,6 @@ static void check_file(struct scan *s, const struct stat *st)
 	char real[PATH_MAX];
 	struct dirent *e;
 	DIR *dh;
-	int fd;
 
 	while (it && !s->r->mounted && mnt_table_next_fs(s->swaps, it, &fs) == 0) {
 		const char *src = mnt_fs_get_source(fs);
@@ -339,21 +380,8 @@ static void check_file(struct scan *s, const struct stat *st)
 		}
 		closedir(dh);
 	}
-	if (s->r->busy)
-		return;
-	/* Writers lock image files with flock (dev_open); test for one. */
-	fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK) {
-			s->r->busy = true;
-			s->locked = true;
-		}
-	} else {
-		flock(fd, LOCK_UN);
-	}
-	close(fd);
+	if (!s->r->busy)
+		check_lock(s, s->path, NULL);
 }
 
 /* "a" or "an" before a signature name, by how it is said: an ext4, an LVM2_member. */
@@ -483,9 +511,11 @@ static int scan(struct scan *s, const char *path, struct probe_result *r, struct
 		return diag_fail(d, "%s: not a regular file or block device", path);
 	if (load_tables(s, d) < 0)
 		goto out;
-	if (S_ISBLK(st.st_mode))
+	if (S_ISBLK(st.st_mode)) {
 		check_blockdev(s, st.st_rdev, path, "");
-	else
+		if (!s->r->busy)
+			check_backing_file(s, st.st_rdev);
+	} else
 		check_file(s, &st);
 	rc = check_signatures(s, d);
 out:
