@@ -27,8 +27,7 @@ static int dev_size(struct dev *dv, const struct stat *st, struct diag *d)
 	return 0;
 }
 
-/* Reads the first line of a small sysfs file, without its newline. */
-static int read_sysfs_line(const char *file, char *buf, size_t len)
+int dev_sysfs_line(const char *file, char *buf, size_t len)
 {
 	FILE *f = fopen(file, "re");
 	bool got;
@@ -49,7 +48,7 @@ int dev_loop_backing(int fd, dev_t devno, char *path, size_t len, struct dev_id 
 	char file[96];
 
 	snprintf(file, sizeof(file), "/sys/dev/block/%u:%u/loop/backing_file", major(devno), minor(devno));
-	if (read_sysfs_line(file, path, len) < 0)
+	if (dev_sysfs_line(file, path, len) < 0)
 		return -1;
 	/* The kernel's own record of the inode holds where the sysfs path
 	 * was spelt in another mount namespace or the file was renamed. */

@@ -59,6 +59,10 @@ struct dev_id {
 int dev_identify(const char *path, struct dev_id *id);
 bool dev_id_same(const struct dev_id *a, const struct dev_id *b);
 
+/* Reads the first line of a small sysfs file, without its newline; -1
+ * when there is none. */
+int dev_sysfs_line(const char *file, char *buf, size_t len);
+
 /* The file behind the block device devno, open as fd: its path (as the
  * kernel recorded it) and its id; -1 when it is no loop device bound to a
  * file. */

@@ -61,22 +61,6 @@ static void append(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Reads the first line of a small sysfs file, without its newline. */
-static int read_line(const char *file, char *buf, size_t len)
-{
-	FILE *f = fopen(file, "re");
-	bool got;
-
-	if (!f)
-		return -1;
-	got = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!got)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 static int parse_devno(const char *s, dev_t *devno)
 {
 	unsigned int ma, mi;
@@ -103,7 +87,7 @@ static int partition_parent(dev_t devno, dev_t *parent)
 		return -1;
 	*slash = 0;
 	snprintf(file, sizeof(file), "%s/dev", real);
-	if (read_line(file, line, sizeof(line)) < 0)
+	if (dev_sysfs_line(file, line, sizeof(line)) < 0)
 		return -1;
 	return parse_devno(line, parent);
 }
@@ -278,7 +262,7 @@ static bool loop_backs(const char *name, const struct stat *st, const char *real
 	int fd;
 
 	snprintf(file, sizeof(file), "/sys/block/%s/loop/backing_file", name);
-	if (read_line(file, backing, sizeof(backing)) < 0)
+	if (dev_sysfs_line(file, backing, sizeof(backing)) < 0)
 		return false;            /* not bound to a file */
 	if (strcmp(backing, real) == 0)
 		return true;
@@ -371,7 +355,7 @@ static void check_file(struct scan *s, const struct stat *st)
 			if (strncmp(e->d_name, "loop", 4) != 0 || !loop_backs(e->d_name, st, real))
 				continue;
 			snprintf(file, sizeof(file), "/sys/block/%s/dev", e->d_name);
-			if (read_line(file, line, sizeof(line)) < 0 || parse_devno(line, &devno) < 0)
+			if (dev_sysfs_line(file, line, sizeof(line)) < 0 || parse_devno(line, &devno) < 0)
 				continue;
 			snprintf(node, sizeof(node), "/dev/%s", e->d_name);
 			check_blockdev(s, devno,

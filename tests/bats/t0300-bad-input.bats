@@ -206,21 +206,24 @@ bitmap_set() {
 	printf "$bytes" | dd of="$m" bs=1 seek="$at" conv=notrunc status=none
 }
 
-@test "a bitmap covering 2^64-1 sectors is shown unreadable, not wrapped to one byte" {
-	local B=("$BATS_TEST_TMPDIR"/b/member{0,1,2,3}.img)
+# wrapping_bitmap N: the bitmap set copied (members in B), member N's
+# bitmap covering 2^64-1 sectors in 512-byte chunks: a bit count that
+# wraps when rounded up.
+wrapping_bitmap() {
+	B=("$BATS_TEST_TMPDIR"/b/member{0,1,2,3}.img)
 	mkdir "$BATS_TEST_TMPDIR/b"
 	cp "$FIX"/r5-4d-bitmap-1.2/member*.img "$BATS_TEST_TMPDIR/b/"
-	bitmap_set "${B[0]}" 40 8 -1
-	bitmap_set "${B[0]}" 52 4 512
+	bitmap_set "${B[$1]}" 40 8 -1
+	bitmap_set "${B[$1]}" 52 4 512
+}
+
+@test "a bitmap covering 2^64-1 sectors is shown unreadable, not wrapped to one byte" {
+	wrapping_bitmap 0
 	examined "member0.img: bitmap covers 18446744073709551615 sectors, more than the device's [0-9]+" "${B[@]}"
 }
 
 @test "a rebuild from a member whose bitmap covers 2^64-1 sectors fails with status 2" {
-	local B=("$BATS_TEST_TMPDIR"/b/member{0,1,2,3}.img)
-	mkdir "$BATS_TEST_TMPDIR/b"
-	cp "$FIX"/r5-4d-bitmap-1.2/member*.img "$BATS_TEST_TMPDIR/b/"
-	bitmap_set "${B[1]}" 40 8 -1
-	bitmap_set "${B[1]}" 52 4 512
+	wrapping_bitmap 1
 	run --separate-stderr stripe-rebuild -q --progress none --replace 0="$BATS_TEST_TMPDIR/new.img" "${B[@]:1}"
 	assert_failure 2
 	[[ $stderr == *"bitmap covers 18446744073709551615 sectors"* ]] || fail "stderr: $stderr"

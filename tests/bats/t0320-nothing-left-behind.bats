@@ -64,38 +64,34 @@ release() {
 	wait "$HOLDER"
 }
 
-@test "stripe-read refuses an output file that is a member, naming both, and changes no member" {
+# output_refused OUTPUT MEMBER: stripe-read -o OUTPUT is refused in one
+# line naming OUTPUT and the member it is, and no member changes.
+output_refused() {
 	local before
-	raid 5 4
 	before=$(sha "${M[@]}")
-	refused stripe-read -o "$D/m0.img" "${M[@]}"
-	[ "$stderr" = "stripe-read: $D/m0.img: the output is the member $D/m0.img; refusing to overwrite it" ] ||
+	refused stripe-read -o "$1" "${M[@]}"
+	[ "$stderr" = "stripe-read: $1: the output is the member $2; refusing to overwrite it" ] ||
 		fail "stderr: $stderr"
 	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+}
+
+@test "stripe-read refuses an output file that is a member, naming both, and changes no member" {
+	raid 5 4
+	output_refused "$D/m0.img" "$D/m0.img"
 }
 
 @test "stripe-read refuses an output that is a hard link or a symlink to a member" {
-	local before
 	raid 5 4
 	ln "$D/m1.img" "$D/hard.img"
 	ln -s m2.img "$D/soft.img"
-	before=$(sha "${M[@]}")
-	refused stripe-read -o "$D/hard.img" "${M[@]}"
-	[[ $stderr == *"hard.img: the output is the member $D/m1.img"* ]] || fail "stderr: $stderr"
-	refused stripe-read -o soft.img "${M[@]}"
-	[[ $stderr == *"soft.img: the output is the member $D/m2.img"* ]] || fail "stderr: $stderr"
-	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+	output_refused "$D/hard.img" "$D/m1.img"
+	output_refused soft.img "$D/m2.img"
 }
 
 @test "stripe-read refuses an output that is a loop device over a member" {
-	local before
 	raid 5 4
 	loops
-	before=$(sha "${M[@]}")
-	refused stripe-read -o "${L[3]}" "${M[@]}"
-	[ "$stderr" = "stripe-read: ${L[3]}: the output is the member $D/m3.img; refusing to overwrite it" ] ||
-		fail "stderr: $stderr"
-	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+	output_refused "${L[3]}" "$D/m3.img"
 }
 
 @test "stripe-bench refuses a --csv-file that is a member or the device it times" {
