@@ -113,30 +113,31 @@ output_refused() {
 	[ -s "$D/out.img" ]
 }
 
-@test "stripe-write on loop devices is refused while another writer holds the files behind them" {
+# write_refused_while HELD TRIED: over a raid5 of files (M) and loop
+# devices over them (L), stripe-write on the names in array TRIED is
+# refused while another stripe-write holds those in array HELD, and no
+# member changes; $stderr holds the refusal.
+write_refused_while() {
+	local -n held=$1 tried=$2
 	local before after
 	raid 5 4
 	loops
-	hold_while stripe-write "${M[@]}"
+	hold_while stripe-write "${held[@]}"
 	before=$(sha "${M[@]}")
-	refused stripe-write --progress none -i /dev/null "${L[@]}"
+	refused stripe-write --progress none -i /dev/null "${tried[@]}"
 	after=$(sha "${M[@]}")
 	release
-	[[ $stderr == "stripe-write: ${L[0]}: in use (locked by another writer)"* ]] || fail "stderr: $stderr"
 	[ "$before" = "$after" ] || fail "a member changed"
 }
 
+@test "stripe-write on loop devices is refused while another writer holds the files behind them" {
+	write_refused_while M L
+	[[ $stderr == "stripe-write: ${L[0]}: in use (locked by another writer)"* ]] || fail "stderr: $stderr"
+}
+
 @test "stripe-write on files is refused while another writer holds loop devices over them" {
-	local before after
-	raid 5 4
-	loops
-	hold_while stripe-write "${L[@]}"
-	before=$(sha "${M[@]}")
-	refused stripe-write --progress none -i /dev/null "${M[@]}"
-	after=$(sha "${M[@]}")
-	release
+	write_refused_while L M
 	[[ $stderr == "stripe-write: $D/m0.img: in use ("*"${L[0]}"* ]] || fail "stderr: $stderr"
-	[ "$before" = "$after" ] || fail "a member changed"
 }
 
 @test "a writer on loop devices holds the lock of the files behind them" {
