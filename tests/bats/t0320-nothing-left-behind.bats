@@ -187,27 +187,26 @@ write_refused_while() {
 	assert_success
 }
 
-@test "stripe-rebuild --replace onto a role the array does not have leaves no file behind" {
+# replace_refused ROLE FILE MESSAGE: on a raid5 missing role 3, stripe-
+# rebuild --replace ROLE=FILE is refused with "stripe-rebuild: FILE:
+# MESSAGE", leaves no FILE and changes no member.
+replace_refused() {
 	local before
 	raid 5 4
 	rm "$D/m3.img"
 	before=$(sha "${M[@]:0:3}")
-	refused stripe-rebuild --progress none --replace 99=new.img "${M[@]:0:3}"
-	[ "$stderr" = "stripe-rebuild: new.img: role 99 is not a role of this array" ] || fail "stderr: $stderr"
-	[ ! -e "$D/new.img" ] || fail "new.img was left behind"
+	refused stripe-rebuild --progress none --replace "$1=$2" "${M[@]:0:3}"
+	[ "$stderr" = "stripe-rebuild: $2: $3" ] || fail "stderr: $stderr"
+	[ ! -e "$D/$2" ] || fail "$2 was left behind"
 	[ "$before" = "$(sha "${M[@]:0:3}")" ] || fail "a member changed"
 }
 
+@test "stripe-rebuild --replace onto a role the array does not have leaves no file behind" {
+	replace_refused 99 new.img "role 99 is not a role of this array"
+}
+
 @test "stripe-rebuild --replace onto a role held in sync leaves no file behind" {
-	local before
-	raid 5 4
-	rm "$D/m3.img"
-	before=$(sha "${M[@]:0:3}")
-	refused stripe-rebuild --progress none --replace 2=x.img "${M[@]:0:3}"
-	[ "$stderr" = "stripe-rebuild: x.img: role 2 is held by an in-sync member; nothing to rebuild" ] ||
-		fail "stderr: $stderr"
-	[ ! -e "$D/x.img" ] || fail "x.img was left behind"
-	[ "$before" = "$(sha "${M[@]:0:3}")" ] || fail "a member changed"
+	replace_refused 2 x.img "role 2 is held by an in-sync member; nothing to rebuild"
 }
 
 @test "stripe-rebuild refuses a spare that is an in-sync member with exit 2 before any write" {
