@@ -436,8 +436,8 @@ static int windows_alloc(struct stripe_buffers *sb, int n)
 	return 0;
 }
 
-/* The engine's windows, made at its first call, kept until it stops
- * (RAID4/5/6 writes work in the row engine's batches instead). */
+/* The engine's windows, made at its first call that needs them, kept
+ * until it stops. */
 static struct stripe_buffers *engine_buffers(struct stripe_engine *e, struct diag *d)
 {
 	struct array *a = e->a;
@@ -482,8 +482,9 @@ static int check_range(struct array *a, uint64_t off, uint64_t len, struct diag 
 	return array_check_readable(a, d);
 }
 
-/* Before a call's work: the range checked and the engine's buffers made;
- * 1 to go on, 0 for an empty range, -1 with d set. */
+/* Before a call's work: the range checked and, for a call that works in
+ * windows, the engine's windows made (sb NULL: one that does not); 1 to go
+ * on, 0 for an empty range, -1 with d set. */
 static int engine_begin(struct stripe_engine *e, uint64_t off, uint64_t len, struct stripe_buffers **sb,
 			struct diag *d)
 {
@@ -491,20 +492,21 @@ static int engine_begin(struct stripe_engine *e, uint64_t off, uint64_t len, str
 		return -1;
 	if (len == 0)
 		return 0;
-	return (*sb = engine_buffers(e, d)) ? 1 : -1;
+	return !sb || (*sb = engine_buffers(e, d)) ? 1 : -1;
 }
 
 static int engine_write(struct stripe_engine *e, uint64_t off, uint64_t len, struct write_input *in,
 			uint64_t *written, struct diag *d)
 {
-	struct array *a = e->a;
-	struct stripe_buffers *sb;
+	bool parity = layout_has_parity(e->a->geo.level);
+	struct stripe_buffers *sb = NULL;
 	int rc;
 
 	*written = 0;
-	if ((rc = engine_begin(e, off, len, &sb, d)) <= 0)
+	/* RAID4/5/6 writes work in the row engine's batches, not in windows */
+	if ((rc = engine_begin(e, off, len, parity ? NULL : &sb, d)) <= 0)
 		return rc;
-	if (layout_has_parity(a->geo.level))
+	if (parity)
 		return write_parity_levels(e, off, off + len, in, written, d);
 	return write_copies(e, sb, off, off + len, in, written, d);
 }

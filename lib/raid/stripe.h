@@ -14,8 +14,9 @@
 typedef int (*stripe_sink)(void *ctx, const void *buf, size_t len, struct diag *d);
 
 /* Streams array bytes [off, off + len) into sink.  Members are read in
- * parallel, in batches of whole stripe rows; memory stays a small multiple
- * of one stripe whatever the length.  Fails before calling sink when the
+ * parallel, a window of array bytes at a time (a degraded RAID4/5/6 a
+ * batch of the row engine at a time); memory stays within the row
+ * engine's budget whatever the length.  Fails before calling sink when the
  * range is outside the array or the array cannot be read.  A page a member
  * fails to read is rebuilt from parity or read from another copy, and the
  * array's read_mended hook told; where nothing is left to rebuild it from,
@@ -29,8 +30,9 @@ typedef long long (*stripe_source)(void *ctx, void *buf, size_t len, struct diag
 
 /* Writes bytes from source into the array from offset off until the source
  * ends or len bytes are written, keeping mirrors and parity right: whole
- * rows are written without reading; partial rows are read, rebuilt where a
- * member is missing, merged and written back with fresh P (and Q).  What a
+ * rows are written without reading; partial rows are read, mended where a
+ * member is missing or a page unreadable, merged and written back with
+ * fresh P (and Q).  What a
  * missing member would hold stays recoverable from parity.  *written tells
  * how far it got, also on failure. */
 int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
