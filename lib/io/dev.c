@@ -303,12 +303,15 @@ void *dev_alloc(size_t len)
 
 /* With 4 KiB pages each first touch of a batch buffer is a fault, and in
  * a guest those took 7% of a page-cached check's CPU: large buffers come
- * 2 MiB aligned, with a hint that the kernel may back them with huge pages. */
+ * 2 MiB aligned, with a hint that the kernel may back them with huge pages.
+ * A buffer smaller than a huge page gains nothing from one. */
 void *dev_alloc_huge(size_t len)
 {
 	size_t huge = 2u << 20;
 	void *p = NULL;
 
+	if (len < huge)
+		return dev_alloc(len);
 	len = (len + huge - 1) / huge * huge;
 	if (posix_memalign(&p, huge, len) != 0) {
 		fprintf(stderr, "stripe: out of memory (%zu bytes)\n", len);

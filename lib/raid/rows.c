@@ -194,16 +194,16 @@ static void buffers_free(struct rows_engine *e)
  * walk (an engine that only lends its pool never makes it) and made anew
  * only when a walk needs more: a reading walk needs the budget's, a write
  * a row at least. */
-static int engine_room(struct rows_engine *e, size_t stride, int nb)
+static int engine_room(struct rows_engine *e, size_t stride, int nb, bool short_walk)
 {
 	size_t need = (size_t)nb * (size_t)e->n * stride, piece = stride < e->chunk ? stride : e->chunk;
-	size_t least = 2 * (size_t)e->n * e->bytes;
+	size_t least = short_walk ? need : 2 * (size_t)e->n * e->bytes;
 	int i;
 
 	if (!e->batch || need > e->room || piece > e->piece_room) {
 		buffers_free(e);
 		e->room = need > least ? need : least;
-		e->piece_room = piece > e->bytes ? piece : e->bytes;
+		e->piece_room = piece > e->bytes ? piece : short_walk ? stride : e->bytes;
 		e->batch = calloc(2, sizeof(*e->batch));
 		e->arena = dev_alloc_huge(e->room);
 		e->bad = calloc(e->room / ROWS_PAGE, 1);
@@ -334,14 +334,32 @@ static int fill_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
 	return rc;
 }
 
+/* A walk shorter than a batch gets buffers for what it covers, not the
+ * budget's: under a small array or a 4 KiB read through stripe-map, making
+ * and touching the budget's room cost more than the I/O.  A fill walk
+ * starts on a row and keeps whole rows, so its stride stays whole chunks. */
+static size_t walk_stride(const struct rows_engine *e, const struct rows_walk *w, size_t stride)
+{
+	size_t unit = w->fill && e->chunk ? e->chunk : ROWS_PAGE;
+	uint64_t span;
+
+	if (w->to <= w->from)
+		return stride;
+	span = w->to - w->from / unit * unit;
+	span = (span + unit - 1) / unit * unit;
+	return span < stride ? (size_t)span : stride;
+}
+
 int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
 {
-	size_t stride = e->bytes;
+	size_t stride = e->bytes, full;
 	int nb = 2, rc;
 
 	if (w->fill)
 		fill_layout(e, &stride, &nb);
-	if (engine_room(e, stride, nb) < 0)
+	full = stride;
+	stride = walk_stride(e, w, stride);
+	if (engine_room(e, stride, nb, stride < full) < 0)
 		return diag_fail(d, "out of memory for %d members' batches", e->n);
 	e->w = w;
 	rc = w->fill ? fill_walk(e, w, d) : read_walk(e, w, d);

@@ -411,17 +411,21 @@ static void buffers_free(struct stripe_buffers *sb, int n)
 
 /* Bytes of a window: a member's batch share per member, up to eight, so
  * that a window keeps several members busy and two of them stay half the
- * row engine's budget. */
-static size_t window_bytes(int n)
+ * row engine's budget; never more than the whole array. */
+static size_t window_bytes(const struct array *a)
 {
-	return (size_t)ROWS_MEMBER_MAX * (size_t)(n < 8 ? n : 8);
+	int n = a->geo.raid_disks;
+	size_t most = (size_t)ROWS_MEMBER_MAX * (size_t)(n < 8 ? n : 8);
+	uint64_t all = (a->geo.array_sectors * 512 + ROWS_PAGE - 1) / ROWS_PAGE * ROWS_PAGE;
+
+	return all && all < most ? (size_t)all : most;
 }
 
-static int windows_alloc(struct stripe_buffers *sb, int n)
+static int windows_alloc(struct stripe_buffers *sb, const struct array *a)
 {
-	int w, i;
+	int n = a->geo.raid_disks, w, i;
 
-	sb->window_bytes = window_bytes(n);
+	sb->window_bytes = window_bytes(a);
 	if (!(sb->win = calloc(2, sizeof(*sb->win))))
 		return -1;
 	for (w = 0; w < 2; w++) {
@@ -449,7 +453,7 @@ static struct stripe_buffers *engine_buffers(struct stripe_engine *e, struct dia
 			return NULL;
 		}
 		e->buf = sb;
-		if (windows_alloc(sb, a->geo.raid_disks) < 0) {
+		if (windows_alloc(sb, a) < 0) {
 			diag_fail(d, "out of memory");
 			return NULL;
 		}
