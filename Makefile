@@ -106,10 +106,17 @@ $(O)/tests/bench/%: tests/bench/%.c $(LIB)
 	@$(if $(V),:,echo '  LINK    $@')
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O3 $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lisal
 
-$(O)/tests/fuzz/%: tests/fuzz/%.c $(LIB)
+# the fuzzers share the member sets they start from and the edits on them
+FUZZ_AID   := $(O)/tests/fuzz/memberset.o
+$(FUZZ_AID): tests/fuzz/memberset.c
+	@mkdir -p $(@D)
+	@$(if $(V),:,echo '  CC      $@')
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
+
+$(O)/tests/fuzz/%: tests/fuzz/%.c $(FUZZ_AID) $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  FUZZ    $@')
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_AID) $(LIB) $(LDLIBS)
 
 $(O)/bin/stripe-map: private CPPFLAGS += $(FUSE_CFLAGS)
 $(O)/bin/stripe-map: private LDLIBS += $(FUSE_LIBS)
@@ -181,4 +188,4 @@ clean:
 	rm -rf build
 	rm -f $(BUILT) $(DEPFILES)
 
--include $(DEPFILES) $(FUZZERS:%=%.d)
+-include $(DEPFILES) $(FUZZERS:%=%.d) $(FUZZ_AID:.o=.d)
