@@ -686,7 +686,10 @@ static int start_workers(struct map *m)
 	};
 	struct diag d;
 
-	engineset_start(&m->engines, m->a, ENGINES);
+	if (engineset_start(&m->engines, m->a, ENGINES, &d) < 0) {
+		report(m, "%s: %s", m->mountpoint, d.msg);
+		return -1;
+	}
 	if (!m->read_only && writebehind_start(&m->writes, &m->engines, &cfg, &d) < 0) {
 		report(m, "%s: %s", m->mountpoint, d.msg);
 		engineset_stop(&m->engines);

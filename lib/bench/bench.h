@@ -196,7 +196,7 @@ static inline bool bench_stopped(const struct bench_target *t)
  * (1 MiB O_DIRECT reads measured 4 times faster here), and how scattered
  * small pages are is luck that changes from run to run.  fio asks the same
  * with --mem=shmhuge.  Freed with free(). */
-void *bench_buffer(const struct bench_params *p, size_t len);
+void *bench_buffer(const struct bench_params *p, size_t len, struct diag *d);
 
 /* Fills buf with the run's data pattern (pseudo-random, incompressible). */
 void bench_fill(void *buf, size_t len, uint64_t seed);

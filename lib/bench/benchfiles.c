@@ -300,8 +300,9 @@ int bonnie_file_tests(const struct bench_params *p, struct bench_target *t, stru
 	fs.dir = calloc(fs.n, sizeof(*fs.dir));
 	fs.dirfd = calloc(fs.ndirs, sizeof(*fs.dirfd));
 	fs.buf = dev_alloc(p->chunk);
-	bench_fill(fs.buf, p->chunk, p->seed);
-	if (!fs.name || !fs.dir || !fs.dirfd)
+	if (fs.buf)
+		bench_fill(fs.buf, p->chunk, p->seed);
+	if (!fs.name || !fs.dir || !fs.dirfd || !fs.buf)
 		rc = diag_fail(d, "out of memory for %zu file names", fs.n);
 	for (unsigned k = 0; fs.dirfd && k < fs.ndirs; k++)
 		fs.dirfd[k] = -1;

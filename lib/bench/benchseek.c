@@ -39,7 +39,10 @@ static void *seeker_run(void *arg)
 	char *buf = dev_alloc(s->p->chunk);
 	unsigned i;
 
-	memset(buf, 0, s->p->chunk);
+	if (buf)
+		memset(buf, 0, s->p->chunk);
+	else
+		s->rc = diag_fail(&s->d, "out of memory (%zu bytes) for a seeker's buffer", (size_t)s->p->chunk);
 	wait_gate(s->plan);
 	while (s->rc == 0 && (i = atomic_fetch_add(&s->plan->next, 1)) < s->plan->n) {
 		int64_t ticket = s->plan->tickets[i];

@@ -162,7 +162,8 @@ static int rewrite_test(const struct bench_params *p, struct bench_target *t, st
 	int rc = 0;
 
 	note(t, BT_REWRITE);
-	s.window = dev_alloc((size_t)w);
+	if (!(s.window = dev_alloc((size_t)w)))
+		return diag_fail(d, "out of memory (%llu bytes) for the rewrite's window", (unsigned long long)w);
 	bench_clock_start(&c);
 	for (off = 0; rc == 0 && off < p->size; off += w) {
 		uint64_t len = p->size - off < w ? p->size - off : w, written, st = bench_now_ns();
@@ -337,6 +338,8 @@ int bonnie_array_tests(const struct bench_params *p, struct bench_target *t, str
 	uint8_t *pattern = dev_alloc(p->chunk);
 	int rc = 0;
 
+	if (!pattern)
+		return diag_fail(d, "out of memory (%zu bytes) for the write pattern", (size_t)p->chunk);
 	bench_fill(pattern, p->chunk, p->seed);
 	bench_array_heap();
 	t->write_lock = &lock;

@@ -103,9 +103,13 @@ unsigned bench_cpu_tenths(const struct bench_figure *f)
 	return (unsigned)((double)(f->user_ns + f->sys_ns) * 1000.0 / (double)f->elapsed_ns);
 }
 
-void *bench_buffer(const struct bench_params *p, size_t len)
+void *bench_buffer(const struct bench_params *p, size_t len, struct diag *d)
 {
-	return p->direct ? dev_alloc_huge(len) : dev_alloc(len);
+	void *buf = p->direct ? dev_alloc_huge(len) : dev_alloc(len);
+
+	if (!buf)
+		diag_fail(d, "out of memory (%zu bytes) for a benchmark buffer", len);
+	return buf;
 }
 
 void bench_fill(void *buf, size_t len, uint64_t seed)

@@ -308,10 +308,12 @@ static int drop_file_cache(const struct bench_params *p, const struct bench_targ
 int bonnie_io_tests(const struct bench_params *p, struct bench_target *t, struct bench_results *r,
 		    struct diag *d)
 {
-	void *buf = bench_buffer(p, p->chunk);
+	void *buf = bench_buffer(p, p->chunk, d);
 	bool per_char = p->char_size && !p->direct;
 	int rc = 0;
 
+	if (!buf)
+		return -1;
 	bench_fill(buf, p->chunk, p->seed);
 	if (per_char)
 		rc = putc_test(p, t, &r->fig[BT_PUTC], d);

@@ -205,7 +205,8 @@ int hdparm_run(const struct bench_params *p, struct bench_target *t, struct hdpa
 				 (unsigned long long)p->size);
 	if (t->kind == BENCH_ARRAY)
 		bench_array_heap();
-	s.buf = bench_buffer(p, TIMING_BUF);
+	if (!(s.buf = bench_buffer(p, TIMING_BUF, d)))
+		return -1;
 	memset(s.buf, 0, TIMING_BUF);
 	mlock(s.buf, TIMING_BUF);    /* as hdparm; without the privilege, unlocked */
 	sync();

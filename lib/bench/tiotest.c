@@ -251,8 +251,11 @@ int tiotest_run(const struct bench_params *p, struct bench_target *t, struct tio
 					     .randoms = p->seeks / n ? p->seeks / n : 1,
 					     .rnd = p->seed ^ ((uint64_t)(i + 1) << 40),
 					     .fig = &r->per[i * TIO_COUNT] };
-		th[i].buf = bench_buffer(p, p->chunk);
-		bench_fill(th[i].buf, p->chunk, p->seed + i);
+		th[i].buf = bench_buffer(p, p->chunk, rc ? NULL : d);
+		if (!th[i].buf)
+			rc = -1;
+		else
+			bench_fill(th[i].buf, p->chunk, p->seed + i);
 		if (rc == 0)
 			rc = open_thread(&th[i], d);
 	}

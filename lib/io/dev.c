@@ -261,6 +261,9 @@ static int zero_by_writing(struct dev *dv, uint64_t off, uint64_t len, struct di
 	void *z = dev_alloc(chunk);
 	int rc = 0;
 
+	if (!z)
+		return diag_fail(d, "%s: out of memory (%zu bytes) to zero %llu bytes at offset %llu", dv->path,
+				 chunk, (unsigned long long)len, (unsigned long long)off);
 	memset(z, 0, chunk);
 	while (rc == 0 && len) {
 		size_t n = len < chunk ? (size_t)len : chunk;
@@ -294,29 +297,22 @@ void *dev_alloc(size_t len)
 {
 	void *p = NULL;
 
-	if (posix_memalign(&p, 4096, len ? len : 4096) != 0) {
-		fprintf(stderr, "stripe: out of memory (%zu bytes)\n", len);
-		exit(2);
-	}
+	if (posix_memalign(&p, 4096, len ? len : 4096) != 0)
+		return NULL;
 	return p;
 }
 
 /* With 4 KiB pages each first touch of a batch buffer is a fault, and in
  * a guest those took 7% of a page-cached check's CPU: large buffers come
- * 2 MiB aligned, with a hint that the kernel may back them with huge pages.
- * A buffer smaller than a huge page gains nothing from one. */
+ * 2 MiB aligned, with a hint that the kernel may back them with huge pages. */
 void *dev_alloc_huge(size_t len)
 {
 	size_t huge = 2u << 20;
 	void *p = NULL;
 
-	if (len < huge)
-		return dev_alloc(len);
 	len = (len + huge - 1) / huge * huge;
-	if (posix_memalign(&p, huge, len) != 0) {
-		fprintf(stderr, "stripe: out of memory (%zu bytes)\n", len);
-		exit(2);
-	}
+	if (posix_memalign(&p, huge, len) != 0)
+		return NULL;
 	(void)madvise(p, len, MADV_HUGEPAGE);   /* a hint: without it, small pages */
 	return p;
 }

@@ -85,12 +85,12 @@ int dev_sync(struct dev *dv, struct diag *d);
  * on a block device, plain writes of zeroes where neither works. */
 int dev_zero(struct dev *dv, uint64_t off, uint64_t len, struct diag *d);
 
-/* Aligned allocation for I/O and parity buffers (4 KiB aligned); exits on
- * out-of-memory, the one failure no caller can mend. */
+/* Aligned allocation for I/O and parity buffers (4 KiB aligned); NULL when
+ * memory runs out, so that the caller can say what for and on which member. */
 void *dev_alloc(size_t len);
 
 /* The same for large batch buffers: 2 MiB aligned and offered to the
- * kernel for huge pages. */
+ * kernel for huge pages (NULL when memory runs out). */
 void *dev_alloc_huge(size_t len);
 
 #endif

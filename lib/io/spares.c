@@ -5,7 +5,7 @@
 #include "io/dev.h"
 #include "io/spares.h"
 
-void spares_make(struct spares *s, int n, size_t bytes)
+int spares_make(struct spares *s, int n, size_t bytes)
 {
 	int i;
 
@@ -14,9 +14,12 @@ void spares_make(struct spares *s, int n, size_t bytes)
 	for (i = 0; i < n; i++) {
 		struct queued_write *w = dev_alloc(sizeof(*w) + bytes);
 
+		if (!w)
+			return -1;
 		memset(w, 0, sizeof(*w) + bytes);
 		spares_put(s, w);
 	}
+	return 0;
 }
 
 struct queued_write *spares_pop(struct spares *s)

@@ -33,8 +33,9 @@ struct spares {
 	size_t bytes;                /* room for data in each */
 };
 
-/* n buffers of bytes each, touched now rather than at the first writes. */
-void spares_make(struct spares *s, int n, size_t bytes);
+/* n buffers of bytes each, touched now rather than at the first writes;
+ * -1 when memory runs out (those made are kept, for spares_free). */
+int spares_make(struct spares *s, int n, size_t bytes);
 /* A free buffer, or NULL when all are taken. */
 struct queued_write *spares_pop(struct spares *s);
 void spares_put(struct spares *s, struct queued_write *w);

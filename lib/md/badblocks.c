@@ -103,7 +103,8 @@ int badblocks_write(struct dev *dv, struct md_super *sb, const struct bad_range 
 	if (!r->bblog_size || !r->bblog_offset)
 		return diag_fail(d, "%s: %d unrecoverable ranges, and the superblock has no bad-block log to record them",
 				 dv->path, nbad);
-	buf = dev_alloc(bytes);
+	if (!(buf = dev_alloc(bytes)))
+		return diag_fail(d, "%s: out of memory (%zu bytes) for its bad-block log", dv->path, bytes);
 	memset(buf, 0xff, bytes);
 	if (encode_ranges(buf, bytes / 8, bad, nbad) < 0) {
 		free(buf);

@@ -96,7 +96,9 @@ int bitmap_copy(struct dev *from, const struct md_super *from_sb, struct dev *to
 		return rc < 0 ? -1 : 0;
 	/* its 256-byte superblock and the bits, in whole sectors */
 	bytes = (256 + (bm.bits + 7) / 8 + 511) / 512 * 512;
-	buf = dev_alloc(bytes);
+	if (!(buf = dev_alloc(bytes)))
+		return diag_fail(d, "%s: out of memory (%llu bytes) for its bitmap at sector %llu", from->path,
+				 (unsigned long long)bytes, (unsigned long long)bm.sector);
 	rc = dev_read(from, buf, bytes, bm.sector * 512, d);
 	if (rc == 0)
 		rc = dev_write(to, buf, bytes, (to_sb->sb_sector + (uint64_t)(int64_t)to_sb->bitmap_offset) * 512, d);

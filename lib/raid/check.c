@@ -430,6 +430,8 @@ static int checker_init(struct checker *c, struct array *a, const struct check_o
 	c->zero = dev_alloc(CHECK_UNIT);
 	c->sp = dev_alloc(CHECK_UNIT);
 	c->sq = dev_alloc(CHECK_UNIT);
+	if (!c->zero || !c->sp || !c->sq)
+		return -1;
 	memset(c->zero, 0, CHECK_UNIT);
 	if (!copies)
 		return 0;
@@ -438,7 +440,8 @@ static int checker_init(struct checker *c, struct array *a, const struct check_o
 	if (!c->copy || !c->copy_lost)
 		return -1;
 	for (i = 0; i < n; i++)
-		c->copy[i] = dev_alloc(c->chunk);
+		if (!(c->copy[i] = dev_alloc(c->chunk)))
+			return -1;
 	return 0;
 }
 
@@ -468,7 +471,8 @@ int check_array(struct array *a, const struct check_options *o, struct check_res
 		return diag_fail(d, "raid0 has no redundancy to check");
 	if (checker_init(&c, a, o, r, off, off + len) < 0) {
 		checker_free(&c);
-		return diag_fail(d, "out of memory");
+		return diag_fail(d, "out of memory for the check's buffers (%d members, chunks of %u KiB)",
+				 a->geo.raid_disks, a->geo.chunk_sectors / 2);
 	}
 	if (a->geo.level == MD_LEVEL_RAID1 || a->geo.level == MD_LEVEL_RAID10)
 		rc = check_copy_levels(&c, d);

@@ -2,11 +2,10 @@
  * holds that keep reads and writes of one row apart. */
 #include <stdlib.h>
 
-#include "io/dev.h"
 #include "md/layout.h"
 #include "raid/engineset.h"
 
-void engineset_start(struct engineset *es, struct array *a, int n)
+int engineset_start(struct engineset *es, struct array *a, int n, struct diag *d)
 {
 	const struct geometry *g = &a->geo;
 	int i;
@@ -18,13 +17,17 @@ void engineset_start(struct engineset *es, struct array *a, int n)
 	rangelock_init(&es->rows);
 	pthread_mutex_init(&es->mu, NULL);
 	pthread_cond_init(&es->freed, NULL);
-	es->n = n;
-	es->engine = dev_alloc(sizeof(*es->engine) * (size_t)n);
-	es->busy = dev_alloc(sizeof(*es->busy) * (size_t)n);
-	for (i = 0; i < n; i++) {
-		stripe_engine_start(&es->engine[i], a);
-		es->busy[i] = false;
+	es->engine = calloc((size_t)n, sizeof(*es->engine));
+	es->busy = calloc((size_t)n, sizeof(*es->busy));
+	if (!es->engine || !es->busy) {
+		es->n = 0;
+		engineset_stop(es);
+		return diag_fail(d, "out of memory for %d stripe engines", n);
 	}
+	es->n = n;
+	for (i = 0; i < n; i++)
+		stripe_engine_start(&es->engine[i], a);
+	return 0;
 }
 
 void engineset_stop(struct engineset *es)

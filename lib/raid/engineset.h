@@ -27,8 +27,9 @@ struct engineset {
 	pthread_cond_t freed;
 };
 
-/* n engines, their member threads up from now until engineset_stop. */
-void engineset_start(struct engineset *es, struct array *a, int n);
+/* n engines, their member threads up from now until engineset_stop; -1
+ * when memory runs out (nothing is left running then). */
+int engineset_start(struct engineset *es, struct array *a, int n, struct diag *d);
 void engineset_stop(struct engineset *es);
 
 /* An idle engine, waiting for one while all n serve; given back after. */

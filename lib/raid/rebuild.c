@@ -514,18 +514,23 @@ static int missing_roles(const struct array *a)
 	return n;
 }
 
-static void lane_init(struct lane *l, struct rebuild_run *run, int index, int workers)
+/* -1 when its buffers could not be made; its engine is started either
+ * way, so that lane_free can stop it. */
+static int lane_init(struct lane *l, struct rebuild_run *run, int index, int workers)
 {
 	l->run = run;
 	l->index = index;
 	l->chunk = (size_t)run->a->geo.chunk_sectors * 512;
 	l->batch = run->batch;
 	l->nmissing = missing_roles(run->a);
+	rows_engine_start(&l->engine, run->a, l->batch, workers);
 	l->zero = dev_alloc(l->batch);
 	l->pq[0] = dev_alloc(l->batch);
 	l->pq[1] = dev_alloc(l->batch);
+	if (!l->zero || !l->pq[0] || !l->pq[1])
+		return -1;
 	memset(l->zero, 0, l->batch);
-	rows_engine_start(&l->engine, run->a, l->batch, workers);
+	return 0;
 }
 
 static void lane_free(struct lane *l)
@@ -593,7 +598,9 @@ static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struc
 	run->committed = run->start * 512;
 	run->failed = false;
 	for (k = 0; k < lanes; k++)
-		lane_init(&l[k], run, k, member_io_workers(run->a, (cpus + lanes - 1) / lanes));
+		if (lane_init(&l[k], run, k, member_io_workers(run->a, (cpus + lanes - 1) / lanes)) < 0 && rc == 0)
+			rc = diag_fail(d, "out of memory (%zu bytes) for the buffers of rebuild lane %d",
+				       3 * run->batch, k + 1);
 	pthread_mutex_init(&run->lock, NULL);
 	pthread_cond_init(&run->turn, NULL);
 	for (started = 1; rc == 0 && started < lanes; started++) {
@@ -686,6 +693,8 @@ static int rebuild_copies(struct rebuild_run *run, struct diag *d)
 	uint8_t *buf = dev_alloc(ROWS_MEMBER_MAX);
 	int i, rc = 0;
 
+	if (!buf)
+		return diag_fail(d, "out of memory (%u bytes) for the rebuild's copy buffer", ROWS_MEMBER_MAX);
 	for (at = run->start; rc == 0 && at < run->end; at += win) {
 		end = at + win < run->end ? at + win : run->end;
 		for (i = 0; rc == 0 && i < run->n; i++) {

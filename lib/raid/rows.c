@@ -205,7 +205,8 @@ static int engine_room(struct rows_engine *e, size_t stride, int nb, bool short_
 		e->room = need > least ? need : least;
 		e->piece_room = piece > e->bytes ? piece : short_walk ? stride : e->bytes;
 		e->batch = calloc(2, sizeof(*e->batch));
-		e->arena = dev_alloc_huge(e->room);
+		/* a short walk's room, under a huge page, gains nothing from one */
+		e->arena = e->room < (2u << 20) ? dev_alloc(e->room) : dev_alloc_huge(e->room);
 		e->bad = calloc(e->room / ROWS_PAGE, 1);
 		e->beyond = calloc(e->piece_room / ROWS_PAGE, 1);
 		e->zero = dev_alloc(e->piece_room);
@@ -360,7 +361,8 @@ int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
 	full = stride;
 	stride = walk_stride(e, w, stride);
 	if (engine_room(e, stride, nb, stride < full) < 0)
-		return diag_fail(d, "out of memory for %d members' batches", e->n);
+		return diag_fail(d, "%s: out of memory (%zu bytes) for %d members' batches", e->a->members[0].path,
+				 (size_t)nb * (size_t)e->n * stride, e->n);
 	e->w = w;
 	rc = w->fill ? fill_walk(e, w, d) : read_walk(e, w, d);
 	e->w = NULL;

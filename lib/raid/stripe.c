@@ -448,13 +448,9 @@ static struct stripe_buffers *engine_buffers(struct stripe_engine *e, struct dia
 	struct stripe_buffers *sb = e->buf;
 
 	if (!sb) {
-		if (!(sb = calloc(1, sizeof(*sb)))) {
-			diag_fail(d, "out of memory");
-			return NULL;
-		}
-		e->buf = sb;
-		if (windows_alloc(sb, a) < 0) {
-			diag_fail(d, "out of memory");
+		if (!(sb = calloc(1, sizeof(*sb))) || (e->buf = sb, windows_alloc(sb, a) < 0)) {
+			diag_fail(d, "%s: out of memory (%zu bytes) for the read windows of %d members",
+				  a->members[0].path, 2 * window_bytes(a), a->geo.raid_disks);
 			return NULL;
 		}
 	}

@@ -91,7 +91,7 @@ int window_plan(struct array *a, uint64_t off, size_t len, struct member_segment
 			if (p.pick ? (!a->role[p.c[i].role] || (!every_copy && &p.c[i] != p.pick)) : every_copy)
 				continue;
 			if (add_segment(&ms[p.c[i].role], p.c[i].sector * 512 + at % 512, done, p.len) < 0)
-				return diag_fail(d, "out of memory");
+				return diag_fail(d, "%s: out of memory for a window's segments", a->members[0].path);
 		}
 	}
 	return 0;

@@ -145,6 +145,7 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
 		      struct diag *d)
 {
 	pthread_condattr_t ca;
+	int rc = 0;
 
 	*wb = (struct writebehind){ .es = es, .cfg = *cfg };
 	wb->incoming = calloc((size_t)cfg->depth, sizeof(*wb->incoming));
@@ -158,16 +159,19 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&wb->drained, NULL);
 	atomic_init(&wb->failed, false);
-	spares_make(&wb->spares, cfg->depth, cfg->write_max);
-	if (pthread_create(&wb->writer, NULL, writer_thread, wb) != 0) {
+	if (spares_make(&wb->spares, cfg->depth, cfg->write_max) < 0)
+		rc = diag_fail(d, "cannot start the writer thread: out of memory for %d buffers of %zu bytes",
+			       cfg->depth, cfg->write_max);
+	else if (pthread_create(&wb->writer, NULL, writer_thread, wb) != 0)
+		rc = diag_fail(d, "cannot start the writer thread");
+	if (rc < 0) {
 		spares_free(&wb->spares);
 		pthread_cond_destroy(&wb->drained);
 		pthread_cond_destroy(&wb->queued);
 		pthread_mutex_destroy(&wb->mu);
 		free(wb->incoming);
-		return diag_fail(d, "cannot start the writer thread");
 	}
-	return 0;
+	return rc;
 }
 
 void writebehind_stop(struct writebehind *wb)

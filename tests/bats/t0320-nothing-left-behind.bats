@@ -236,3 +236,33 @@ replace_refused() {
 		fail "stderr: $stderr"
 	[ ! -e n0.img ] && [ ! -e n1.img ] && [ ! -e n2.img ] || fail "a file was left behind: $(ls)"
 }
+
+# starved TOOL ARGS...: runs it with 30 MB of address space, too little for
+# its buffers; it exits 2 with one line that names the tool, the first
+# member and the bytes it wanted.
+starved() {
+	refused bash -c 'ulimit -v 30000 && exec "$@"' starved "$@"
+	[[ $stderr =~ ^$1:\ $D/m0.img:\ out\ of\ memory\ \([0-9]+\ bytes\) ]] ||
+		fail "$1 does not name itself, the member and the size: $stderr"
+}
+
+# ASan reserves terabytes of address space: no limit lets it start, so these
+# run in the plain suite only
+@test "a reader that runs out of memory says so in one line naming itself, the array and the size, exits 2 and changes no member" {
+	plain_suite_only
+	raid 5 4
+	local before
+	before=$(sha256sum "${M[@]}")
+	starved stripe-read -o "$D/out" "${M[@]}"
+	starved stripe-check "${M[@]}"
+	[ "$before" = "$(sha256sum "${M[@]}")" ] || fail "a member changed"
+}
+
+@test "a write that runs out of memory says so in one line and exits 2, leaving the array consistent" {
+	plain_suite_only
+	raid 5 4
+	head -c 1M /dev/urandom > "$D/in"
+	starved stripe-write -i "$D/in" "${M[@]}"
+	run stripe-check -q "${M[@]}"
+	[ "$status" -eq 0 ] || fail "stripe-check after the failed write: $output"
+}

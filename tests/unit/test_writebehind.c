@@ -205,7 +205,7 @@ static void test_engineset(struct array *a)
 	struct engineset es;
 	struct diag d;
 
-	engineset_start(&es, a, 2);
+	ok(engineset_start(&es, a, 2, &d) == 0, "an engine set starts");
 	ok(es.row_bytes == ROW, "raid5 of 4: holds are whole rows of %u bytes (%llu)", ROW,
 	   (unsigned long long)es.row_bytes);
 	ok(got && engineset_read(&es, ROW - 512, ROW + 1024, to_memory, &mb, &d) == 0 &&
@@ -227,7 +227,7 @@ static void test_engineset_mirrors(void)
 		ok(0, "a raid1 of 2 is made and opened");
 		return;
 	}
-	engineset_start(&es, &a, 1);
+	ok(engineset_start(&es, &a, 1, &d) == 0, "an engine set over mirrors starts");
 	ok(es.row_bytes == 1, "raid1: holds are the bytes themselves");
 	engineset_stop(&es);
 	array_close(&a);
@@ -254,7 +254,7 @@ int main(void)
 	model_bytes = a.geo.array_sectors * 512;
 	model = malloc(model_bytes);
 	reset_model();
-	engineset_start(&es, &a, 2);
+	ok(engineset_start(&es, &a, 2, &d) == 0, "an engine set over raid5 starts");
 	test_written(&a, &es);
 	test_many(&a, &es);
 	test_holds(&a, &es);
