@@ -112,6 +112,36 @@ dash_named() {
 	[ "$(stripe-read -- "${N[@]}" | sha)" = "$(manifest r5-4d-degraded array_sha256)" ]
 }
 
+# report_refused TOOL ARGS...: exits 2 with one line saying the report
+# would overwrite a member, and leaves every member as it was
+report_refused() {
+	local before
+	before=$(sha256sum "${M[@]}")
+	run --separate-stderr "$@"
+	[ "$status" -eq 2 ] || fail "$1 exited $status: $stderr"
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || fail "$1 said more than one line: $stderr"
+	[[ $stderr == *"the report would overwrite it"* ]] || fail "$1: $stderr"
+	[ "$before" = "$(sha256sum "${M[@]}")" ] || fail "$1 changed a member"
+}
+
+@test "the runbooks refuse a --json file that is a member, by any name, and change nothing" {
+	M=($(copy_set r5-4d-degraded))
+	ln -s "${M[1]}" "$D/link"
+	report_refused stripe-verify --json "${M[0]}" "${M[@]}"
+	report_refused stripe-verify --json="$D/link" "${M[@]}"
+	report_refused stripe-recover --json "${M[2]}" "${M[@]}"
+}
+
+@test "the runbooks refuse a --json file that is a loop device over a member, or behind one" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (loop devices)"
+	M=($(copy_set r5-4d-degraded))
+	local l
+	l=$(losetup -f --show "${M[3]}") || skip "no loop device available"
+	report_refused stripe-verify --json "${M[3]}" "${M[0]}" "${M[1]}" "${M[2]}" "$l"
+	report_refused stripe-recover --json "$l" "${M[@]}"
+	losetup -d "$l"
+}
+
 @test "stripe-recover brings r5-4d-degraded back whole by rebuilding the stale member in place" {
 	M=($(copy_set r5-4d-degraded))
 	run stripe-recover "${M[@]}"
