@@ -3,6 +3,7 @@
  * (clone, stack munmap and the TLB shootdowns it sends to every CPU).
  * Each worker waits on its own semaphore, so a job wakes each once instead
  * of every worker fighting for one lock after a broadcast. */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "io/pool.h"
@@ -104,4 +105,13 @@ void pool_wait(struct pool *pl)
 		while (sem_wait(&pl->done) != 0)
 			;
 	pl->busy = false;
+}
+
+int pool_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return 1;
 }

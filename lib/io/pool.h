@@ -36,6 +36,9 @@ struct pool {
  * worker claims it first; with one item, or when threads cannot be had,
  * jobs run in the caller instead, one item after the other. */
 void pool_start(struct pool *pl, int n, int workers);
+
+/* The CPUs this process may run on (at least 1). */
+int pool_cpus(void);
 void pool_stop(struct pool *pl);
 /* Hands items[0..n-1] to the workers and returns at once; pool_wait
  * collects the job.  One job at a time. */

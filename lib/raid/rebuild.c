@@ -3,7 +3,6 @@
  * engine, in lanes that walk segments side by side and commit them in
  * order; RAID1/10 by copying each run from a copy that is present. */
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -542,29 +541,6 @@ static void lane_free(struct lane *l)
 	free(l->held);
 }
 
-/* Threads for a lane's member I/O: one a role when any member is a block
- * device, a disk that can work while the others do; for image files the
- * lane's share of the CPUs, their I/O being a copy from the page cache
- * that more threads than CPUs would only take turns at. */
-static int member_io_workers(const struct array *a, int cpus)
-{
-	int i;
-
-	for (i = 0; i < a->nmembers; i++)
-		if (a->members[i].dev.is_blockdev)
-			return a->geo.raid_disks;
-	return cpus > 1 ? cpus : 1;
-}
-
-static int cpus_online(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	return 1;
-}
-
 /* Lanes keep every CPU busy: one lane's engine reads while another's does
  * the math.  As many as the caller asks for or there are CPUs, their
  * batches sized from their shares of the one memory budget; then no more
@@ -573,11 +549,14 @@ static void plan_lanes(struct rebuild_run *run)
 {
 	size_t chunk = (size_t)run->a->geo.chunk_sectors * 512;
 	uint64_t range = (run->end - run->start) * 512, segments;
-	int n = run->o->jobs > 0 ? run->o->jobs : cpus_online();
+	int n = run->o->jobs > 0 ? run->o->jobs : pool_cpus();
 
 	if (n > LANES_MAX)
 		n = LANES_MAX;
 	run->batch = rows_batch_bytes(run->a->geo.raid_disks, chunk, ROWS_BUDGET / (unsigned)n);
+	/* members shorter than a batch need no more, in whole chunks */
+	if (run->batch >= chunk && range < run->batch)
+		run->batch = (size_t)((range + chunk - 1) / chunk * chunk);
 	run->segment = (uint64_t)SEGMENT_SIZE * (run->batch > chunk ? run->batch : chunk);
 	segments = (range + run->segment - 1) / run->segment;
 	run->nlanes = (uint64_t)n > segments ? (segments ? (int)segments : 1) : n;
@@ -589,7 +568,7 @@ static void plan_lanes(struct rebuild_run *run)
 static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struct diag *d)
 {
 	struct lane *l = calloc((size_t)lanes, sizeof(*l));
-	int started, k, rc = 0, err, cpus = cpus_online();
+	int started, k, rc = 0, err, cpus = pool_cpus();
 
 	if (!l)
 		return diag_fail(d, "out of memory");
@@ -598,7 +577,7 @@ static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struc
 	run->committed = run->start * 512;
 	run->failed = false;
 	for (k = 0; k < lanes; k++)
-		if (lane_init(&l[k], run, k, member_io_workers(run->a, (cpus + lanes - 1) / lanes)) < 0 && rc == 0)
+		if (lane_init(&l[k], run, k, rows_io_workers(run->a, (cpus + lanes - 1) / lanes)) < 0 && rc == 0)
 			rc = diag_fail(d, "out of memory (%zu bytes) for the buffers of rebuild lane %d",
 				       3 * run->batch, k + 1);
 	pthread_mutex_init(&run->lock, NULL);
@@ -690,11 +669,14 @@ static int fill_run(struct rebuild_run *run, struct rebuild_target *t, uint64_t 
 static int rebuild_copies(struct rebuild_run *run, struct diag *d)
 {
 	uint64_t win = ROWS_MEMBER_MAX / 512, chunk = run->a->geo.chunk_sectors, at, ms, len, end;
-	uint8_t *buf = dev_alloc(ROWS_MEMBER_MAX);
+	uint8_t *buf;
 	int i, rc = 0;
 
-	if (!buf)
-		return diag_fail(d, "out of memory (%u bytes) for the rebuild's copy buffer", ROWS_MEMBER_MAX);
+	if (run->end - run->start < win)
+		win = run->end - run->start;
+	if (!(buf = dev_alloc(win * 512)))
+		return diag_fail(d, "out of memory (%llu bytes) for the rebuild's copy buffer",
+				 (unsigned long long)win * 512);
 	for (at = run->start; rc == 0 && at < run->end; at += win) {
 		end = at + win < run->end ? at + win : run->end;
 		for (i = 0; rc == 0 && i < run->n; i++) {

@@ -171,7 +171,19 @@ void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_byt
 	e->chunk = (size_t)a->geo.chunk_sectors * 512;
 	/* a RAID0/1/10 engine only lends its pool */
 	e->bytes = member_bytes ? member_bytes : e->chunk ? rows_batch_bytes(e->n, e->chunk, ROWS_BUDGET) : ROWS_PAGE;
-	pool_start(&e->pool, e->n, workers > 0 && workers < e->n ? workers : e->n);
+	if (workers <= 0)
+		workers = rows_io_workers(a, pool_cpus());
+	pool_start(&e->pool, e->n, workers < e->n ? workers : e->n);
+}
+
+int rows_io_workers(const struct array *a, int cpus)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++)
+		if (a->members[i].dev.is_blockdev)
+			return a->geo.raid_disks;
+	return cpus > 1 ? cpus : 1;
 }
 
 static void buffers_free(struct rows_engine *e)

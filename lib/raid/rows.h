@@ -100,10 +100,16 @@ struct rows_engine {
 };
 
 /* member_bytes: a member's share of a batch, 0 for rows_batch_bytes of
- * ROWS_BUDGET; workers: threads for the members' I/O, 0 for one a role
- * (fewer suit image files in the page cache, where a read is a copy).  A
- * walk's own member_bytes and workers are ignored on an engine. */
+ * ROWS_BUDGET; workers: threads for the members' I/O, 0 for
+ * rows_io_workers of every CPU.  A walk's own member_bytes and workers are
+ * ignored on an engine. */
 void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_bytes, int workers);
+
+/* Threads worth having for the members' I/O: one a role when any member is
+ * a block device, a disk that works while the others do; for image files
+ * no more than cpus, their I/O being a copy from the page cache that more
+ * threads than CPUs would only take turns at. */
+int rows_io_workers(const struct array *a, int cpus);
 void rows_engine_stop(struct rows_engine *e);
 int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d);
 
