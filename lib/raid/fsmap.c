@@ -5,7 +5,10 @@
  * the wanted blocks: group metadata first, then every inode in use (extent
  * trees walked extent by extent, indirect maps block by block), then the
  * block bitmap for what no inode owns; only the inodes hit get a path. */
+#include <errno.h>
+#include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +244,26 @@ static int open_failed(struct fsmap *m, errcode_t err, struct diag *d)
 	return diag_fail(d, "the ext2/3/4 filesystem on the array cannot be opened: %s", error_message(err));
 }
 
+/* libext2fs reports some damage itself, through com_err on stderr and
+ * without the tool's name (a bitmap asked about a block it does not cover,
+ * say).  While a filesystem is open its reports come here instead: the
+ * first is said in one line under the tool's name, the rest, which repeat
+ * it block by block, are dropped.  A com_err hook takes no context, hence
+ * the one flag. */
+static atomic_bool ext2fs_spoke;
+
+static void ext2fs_report(const char *whoami, errcode_t code, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	if (atomic_exchange(&ext2fs_spoke, true))
+		return;
+	vsnprintf(msg, sizeof(msg), fmt ? fmt : "", ap);
+	fprintf(stderr, "%s: --files: libext2fs%s%s: %s%s%s\n", program_invocation_short_name,
+		whoami ? ", " : "", whoami ? whoami : "", code ? error_message(code) : "",
+		code && msg[0] ? " " : "", msg);
+}
+
 int fsmap_open(struct array *a, struct fsmap **out, struct diag *d)
 {
 	struct fsmap *m;
@@ -254,6 +277,8 @@ int fsmap_open(struct array *a, struct fsmap **out, struct diag *d)
 	m->src = (struct src){ .magic = SRC_MAGIC, .a = a, .size = a->geo.array_sectors * 512 };
 	snprintf(m->name, sizeof(m->name), "stripe:%p", (void *)&m->src);
 	initialize_ext2_error_table();
+	atomic_store(&ext2fs_spoke, false);
+	set_com_err_hook(ext2fs_report);
 	err = ext2fs_open2(m->name, NULL, OPEN_FLAGS, 0, 0, &stripe_io_manager, &m->fs);
 	/* the primary superblock may be what is damaged: try the first backup
 	 * for each block size, as e2fsck does */
@@ -283,6 +308,7 @@ void fsmap_close(struct fsmap *m)
 		return;
 	if (m->fs)
 		ext2fs_close_free(&m->fs);
+	reset_com_err_hook();
 	for (i = 0; i < WIN_SLOTS; i++)
 		free(m->src.win[i].buf);
 	free(m);
