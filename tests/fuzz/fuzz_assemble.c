@@ -153,7 +153,7 @@ static void read_plan(const uint8_t *data, struct plan *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t *img[SET_MAX_MEMBERS];
+	uint8_t **img = memberset_scratch();
 	char paths[SET_MAX_MEMBERS][64], *given[SET_MAX_MEMBERS];
 	struct array_options opt = { .mode = DEV_READ };
 	const struct member_set *s;
@@ -164,10 +164,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
-	if (!img[0])
-		for (i = 0; i < SET_MAX_MEMBERS; i++)
-			if (!(img[i] = malloc(SET_MEMBER_BYTES)))
-				abort();
 	read_plan(data, &p);
 	s = memberset_get(p.set);
 	memberset_edit(s, img, data + 3, size - 3);

@@ -42,17 +42,13 @@ static void load(const char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t *img[SET_MAX_MEMBERS];
+	uint8_t **img = memberset_scratch();
 	char paths[SET_MAX_MEMBERS][64];
 	const struct member_set *s;
-	int i, m;
+	int m;
 
 	if (size < 2)
 		return 0;
-	if (!img[0])
-		for (i = 0; i < SET_MAX_MEMBERS; i++)
-			if (!(img[i] = malloc(SET_MEMBER_BYTES)))
-				abort();
 	s = memberset_get(data[0] % memberset_count());
 	m = data[1] % s->n;
 	memberset_edit(s, img, data + 2, size - 2);

@@ -318,6 +318,17 @@ static void fix_csum(const struct member_set *s, uint8_t *img)
 	}
 }
 
+uint8_t **memberset_scratch(void)
+{
+	static uint8_t *img[SET_MAX_MEMBERS];
+	int i;
+
+	for (i = 0; i < SET_MAX_MEMBERS; i++)
+		if (!img[i] && !(img[i] = malloc(SET_MEMBER_BYTES)))
+			die("scratch images", "out of memory");
+	return img;
+}
+
 void memberset_edit(const struct member_set *s, uint8_t *img[], const uint8_t *prog, size_t len)
 {
 	bool edited[SET_MAX_MEMBERS] = { false }, keep[SET_MAX_MEMBERS] = { false };

@@ -29,6 +29,9 @@ struct member_set {
 int memberset_count(void);
 const struct member_set *memberset_get(int i);
 
+/* SET_MAX_MEMBERS images' room, made on first use, for the edits. */
+uint8_t **memberset_scratch(void);
+
 /* Copies set s into img[0..n-1] and applies the edits in prog: a field of a
  * member's superblock, bitmap header or bad-block log, or a raw byte near
  * the superblock, set, added to, xored or given a boundary value.  Then
