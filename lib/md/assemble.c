@@ -111,6 +111,46 @@ static void classify(struct member *m, const struct md_super *ref)
 	}
 }
 
+static bool reshaping(const struct md_super *s)
+{
+	return s->major == 1 ? (s->feature_map & SB1_FEAT_RESHAPE_ACTIVE) != 0 : s->minor == 91;
+}
+
+/* What stripe does not implement is refused, not guessed at.  Data in a
+ * reshape lies partly in the old geometry and partly in the new one, so
+ * no single geometry reads it; a write journal, a partial parity log and
+ * a cluster's other nodes must see every write, and stripe's writes go
+ * past them. */
+static int refuse_unimplemented(const struct array *a, enum dev_mode mode, struct diag *d)
+{
+	static const struct { uint32_t bit; const char *what; } unwritable[] = {
+		{ SB1_FEAT_JOURNAL, "a write journal" },
+		{ SB1_FEAT_PPL, "a partial parity log" },
+		{ SB1_FEAT_CLUSTERED, "a cluster's shared bitmap" },
+	};
+	size_t k;
+	int i;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->has_sb && m->state != MEMBER_FOREIGN && reshaping(&m->sb))
+			return diag_fail(d, "%s: a reshape is in progress; stripe does not implement reshape",
+					 m->path);
+	}
+	for (i = 0; mode == DEV_WRITE && i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (!m->has_sb || m->state == MEMBER_FOREIGN || m->sb.major != 1)
+			continue;
+		for (k = 0; k < sizeof(unwritable) / sizeof(unwritable[0]); k++)
+			if (m->sb.feature_map & unwritable[k].bit)
+				return diag_fail(d, "%s: the array keeps %s, which stripe does not write; only reading is possible",
+						 m->path, unwritable[k].what);
+	}
+	return 0;
+}
+
 /* Roles index the array's table: the count is bounded before any member
  * takes its place. */
 static int place_roles(struct array *a, const char *path, struct diag *d)
@@ -193,7 +233,8 @@ int array_open(struct array *a, char *const *paths, int n, const struct array_op
 	for (i = 0; i < n; i++)
 		if (a->members[i].has_sb && a->members[i].state != MEMBER_FOREIGN)
 			classify(&a->members[i], a->ref);
-	if (place_roles(a, a->members[ref].path, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
+	if (refuse_unimplemented(a, mode, d) < 0 ||
+	    place_roles(a, a->members[ref].path, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
 		return -1;
 	for (i = 0; i < a->ref->raid_disks; i++)
 		a->missing += !a->role[i];

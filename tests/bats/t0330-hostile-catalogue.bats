@@ -238,11 +238,45 @@ examined() {
 	refused member0.img "RAID0 layout feature on a level 5 array"
 }
 
+@test "1.2: a reshape in progress is refused in one line by every tool" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 104 8 4096
+	every_field 8 4 4
+	refused_everywhere member0.img "a reshape is in progress; stripe does not implement reshape"
+}
 
+@test "1.2: one member that says a reshape is in progress is named in the refusal" {
+	hostile r5-4d-64k-ls-1.2
+	field 2 8 4 4
+	refused member2.img "a reshape is in progress"
+}
 
+@test "1.2: a reshape in progress is refused by the runbooks too" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 8 4 4
+	refused_by_scripts member0.img "a reshape is in progress"
+}
 
+@test "1.2: a write journal is read, but refused by every tool that writes" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 8 4 0x200
+	reads_right
+	refused_by_writers member0.img "keeps a write journal, which stripe does not write"
+}
 
+@test "1.2: a partial parity log is read, but refused by every tool that writes" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 8 4 0x400
+	reads_right
+	refused_by_writers member0.img "keeps a partial parity log, which stripe does not write"
+}
 
+@test "1.2: a clustered array is read, but refused by every tool that writes" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 8 4 0x100
+	reads_right
+	refused_by_writers member0.img "keeps a cluster's shared bitmap, which stripe does not write"
+}
 
 
 @test "1.2: events of 0 make a stale member, left out; the data reads right" {
@@ -312,6 +346,11 @@ examined() {
 	refused member3.img "super_offset 16360, but the superblock is at sector 16368"
 }
 
+@test "1.0: a reshape in progress on a raid6 is refused" {
+	hostile r6-4d-64k-1.0
+	every_field 8 4 4
+	refused member0.img "a reshape is in progress"
+}
 
 @test "1.0: a bad-block log past the end of the device is shown unreadable; the data reads right" {
 	hostile r5-4d-64k-rs-1.0
@@ -322,6 +361,11 @@ examined() {
 
 # v0.90 superblock (32-bit words; byte offsets here)
 
+@test "0.90: minor version 91, a reshape in progress, is refused by every tool" {
+	hostile r5-3d-512k-ls-0.90
+	every_field 8 4 91
+	refused_everywhere member0.img "a reshape is in progress; stripe does not implement reshape"
+}
 
 @test "0.90: minor version 89 is refused" {
 	hostile r1-3d-0.90
