@@ -151,6 +151,34 @@ static int refuse_unimplemented(const struct array *a, enum dev_mode mode, struc
 	return 0;
 }
 
+/* The sectors a member can give a role: 1.x its data area; 0.90 all
+ * below its superblock, as md's super_90_load counts them. */
+static uint64_t room_of(const struct md_super *s)
+{
+	return s->major == 1 ? s->data_size : s->sb_sector;
+}
+
+/* Every member that holds a role must hold the component size the array
+ * records: a larger size would read its superblock, or past its end, as
+ * data. */
+static int check_room(const struct array *a, struct diag *d)
+{
+	int i;
+
+	if (a->ref->level == 0)
+		return 0;
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if ((m->state == MEMBER_ACTIVE || m->state == MEMBER_REBUILDING) &&
+		    room_of(&m->sb) < a->ref->size)
+			return diag_fail(d, "%s: room for %llu data sectors, less than the component size of %llu the array records",
+					 m->path, (unsigned long long)room_of(&m->sb),
+					 (unsigned long long)a->ref->size);
+	}
+	return 0;
+}
+
 /* Roles index the array's table: the count is bounded before any member
  * takes its place. */
 static int place_roles(struct array *a, const char *path, struct diag *d)
@@ -233,7 +261,7 @@ int array_open(struct array *a, char *const *paths, int n, const struct array_op
 	for (i = 0; i < n; i++)
 		if (a->members[i].has_sb && a->members[i].state != MEMBER_FOREIGN)
 			classify(&a->members[i], a->ref);
-	if (refuse_unimplemented(a, mode, d) < 0 ||
+	if (refuse_unimplemented(a, mode, d) < 0 || check_room(a, d) < 0 ||
 	    place_roles(a, a->members[ref].path, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
 		return -1;
 	for (i = 0; i < a->ref->raid_disks; i++)

@@ -200,7 +200,17 @@ examined() {
 	refused member0.img "chunk of 0 sectors"
 }
 
+@test "1.2: a component size beyond the member's data area is refused, not read past it" {
+	hostile r5-4d-64k-ls-1.2
+	field 0 80 8 99999999
+	refused_everywhere member0.img "room for 14336 data sectors, less than the component size of 99999999"
+}
 
+@test "1.2: a data area smaller than the component size is refused by every tool" {
+	hostile r5-4d-64k-ls-1.2
+	field 1 136 8 100
+	refused_everywhere member1.img "room for 100 data sectors, less than the component size of 14336"
+}
 
 @test "1.2: a data_size below 10 sectors is refused" {
 	hostile r5-4d-64k-ls-1.2
