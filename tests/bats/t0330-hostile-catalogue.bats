@@ -470,13 +470,53 @@ bitmap_unreadable() {
 	[ "$before" = "$(sha "${M[@]:1}")" ] || fail "a member changed"
 }
 
+@test "bitmap: a bad magic is shown unreadable and a rebuild is refused with no file left" {
+	hostile r5-4d-bitmap-1.2
+	every_poke 8192 4 0
+	bitmap_unreadable "bitmap magic 0x00000000 at sector 16"
+}
 
+@test "bitmap: version 9 is shown unreadable" {
+	hostile r5-4d-bitmap-1.2
+	every_poke 8196 4 9
+	bitmap_unreadable "bitmap version 9 at sector 16, md knows 3 to 5"
+}
 
+@test "bitmap: a chunk size of 0 is shown unreadable" {
+	hostile r5-4d-bitmap-1.2
+	every_poke 8244 4 0
+	bitmap_unreadable "bitmap chunk size 0 bytes is not a power of two"
+}
 
+@test "bitmap: a chunk size that is not a power of two is shown unreadable" {
+	hostile r5-4d-bitmap-1.2
+	every_poke 8244 4 1000
+	bitmap_unreadable "bitmap chunk size 1000 bytes is not a power of two"
+}
 
+@test "bitmap: a daemon sleep of 0 is shown unreadable" {
+	hostile r5-4d-bitmap-1.2
+	every_poke 8248 4 0
+	bitmap_unreadable "bitmap daemon sleep of 0 seconds, md wants at least 1"
+}
 
+@test "bitmap: a write-behind limit over 16383 is shown unreadable" {
+	hostile r5-4d-bitmap-1.2
+	every_poke 8252 4 16384
+	bitmap_unreadable "bitmap write-behind limit 16384, md allows 0 to 16383"
+}
 
+@test "bitmap: a sync_size past the device is shown unreadable" {
+	hostile r5-4d-bitmap-1.2
+	every_poke 8232 8 16385
+	bitmap_unreadable "bitmap covers 16385 sectors, more than the device's 16384"
+}
 
+@test "bitmap: an offset that puts it past the end of the device is shown unreadable" {
+	hostile r5-4d-bitmap-1.2
+	every_field 96 4 0x7fffffff
+	bitmap_unreadable "runs past the end of the device"
+}
 
 @test "bitmap: a chunk of 2 GiB is md's to accept: examined whole, read right" {
 	hostile r5-4d-bitmap-1.2
