@@ -85,12 +85,13 @@ static int freshest(const struct array *a, int any)
 	return best;
 }
 
-/* Decides one member's state against the array's freshest superblock. */
+/* Decides one member's state against the array's freshest superblock
+ * (whose events are at least the member's: no sum that could wrap). */
 static void classify(struct member *m, const struct md_super *ref)
 {
 	int own = m->sb.role, seen = super_role_of(ref, m->sb.dev_number);
 
-	if (m->sb.events + 1 < ref->events && own >= 0) {
+	if (ref->events - m->sb.events > 1 && own >= 0) {
 		m->state = MEMBER_STALE;
 		snprintf(m->reason, sizeof(m->reason),
 			 "stale: events %llu, the array is at %llu (role %d was given up while it was away)",

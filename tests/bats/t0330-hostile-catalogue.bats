@@ -288,6 +288,14 @@ examined() {
 	refused_by_writers member0.img "keeps a cluster's shared bitmap, which stripe does not write"
 }
 
+@test "1.2: events of 2^64-1 on one member leave the others stale, refused in one line" {
+	hostile r5-4d-64k-ls-1.2
+	field 0 200 8 0xffffffffffffffff
+	# stripe-examine shows such an array as failed: exit 1, not a refusal
+	refused member0.img "raid5 array of 4 devices is missing roles 1, 2, 3; 1 present" \
+		"${READERS[@]:1}" "${WRITERS[@]}"
+	examined 1
+}
 
 @test "1.2: events of 0 make a stale member, left out; the data reads right" {
 	hostile r5-4d-64k-ls-1.2
