@@ -452,6 +452,23 @@ examined() {
 	reads_right "member0.img: left out: faulty: the array marked device 0 failed"
 }
 
+@test "0.90: roles come from each member's own table of disks, as md takes them, not from this_disk" {
+	hostile r5-3d-512k-ls-0.90
+	# this_disk's raid_disk word (this_disk at word 992, raid_disk its
+	# fourth) swapped between members 1 and 2
+	field 1 3980 4 2
+	field 2 3980 4 1
+	reads_right
+	examined 0
+}
+
+@test "0.90: a role past the table of disks makes a spare; the data reads right" {
+	hostile r5-3d-512k-ls-0.90
+	# member1's own entry (disks[1] at word 160), its raid_disk word
+	field 1 652 4 0xfffffffd
+	reads_right "member1.img: left out: spare: holds no role"
+}
+
 @test "0.90: events of 0 make a stale member; the data reads right" {
 	hostile r1-3d-0.90
 	field 2 156 4 0
