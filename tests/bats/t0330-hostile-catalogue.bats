@@ -350,6 +350,18 @@ examined() {
 	reads_right "member3.img: left out: spare: holds no role"
 }
 
+@test "1.2: an array name of quotes, control and non-UTF-8 bytes is shown escaped, on one line and in valid JSON" {
+	hostile r5-4d-64k-ls-1.2
+	# the name's first 8 bytes: " \ newline 0x01 0x7f 0xff $ (
+	every_field 32 8 0x2824ff7f010a5c22
+	examined 0
+	[[ $output == *$'\n           Name : "\\x5c\\x0a\\x01\\x7f\\xff$(\n'* ]] || fail "$output"
+	quick_run stripe-examine --json "${M[@]}"
+	[ "$status" -eq 0 ] || fail "stripe-examine --json exited $status: $stderr"
+	! LC_ALL=C grep -q $'[\x80-\xff]' "$D/stdout" || fail "the JSON holds bytes that are not UTF-8"
+	[ "$(jq -r '.members[3].name' "$D/stdout")" = '"\x5c\x0a\x01\x7f\xff$(' ] || fail "$(< "$D/stdout")"
+}
+
 # v1.0 superblock: at the end of the member
 
 @test "1.0: a data area reaching into the superblock is refused by every tool" {
