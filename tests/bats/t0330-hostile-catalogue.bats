@@ -119,9 +119,9 @@ refused_by_scripts() {
 	refused "$1" "$2" "${SCRIPTS[@]}"
 }
 
-# reads_right [STDERR]: stripe-read of the members exits 0, gives the bytes
-# md read from the array, and says STDERR (a pattern for the whole of it;
-# default nothing); no member changed.
+# reads_right [PATTERN]: stripe-read of the members exits 0, gives the
+# bytes md read from the array, and says on stderr what matches PATTERN
+# (without one: nothing); no member changed.
 reads_right() {
 	local want=${1:-^$} before
 	before=$(sha "${M[@]}")
