@@ -15,7 +15,7 @@ setup_file() {
 
 setup() {
 	D=$BATS_TEST_TMPDIR
-	OUT=$D/out.img NEW=$D/new.img MNT=$D/mnt
+	OUT=$D/out.img NEW=$D/new.img MNT=$D/mnt SUMS=
 	mkdir -p "$MNT"
 	# each tool as the words before its members
 	READERS=(stripe-examine "stripe-read -o $OUT" "stripe-check --progress none" map_read_only)
@@ -73,6 +73,18 @@ every_poke() {
 	for i in "${!M[@]}"; do poke "$i" "$@"; done
 }
 
+# sums_taken / unchanged: the members' sha256 sums, taken once a test has
+# made them hostile (at its first question to a tool), and a failure when
+# they differ from that later.  Hashing is most of a case's time: each
+# case hashes its members once, and once more after each question.
+sums_taken() {
+	[ -n "${SUMS:-}" ] || SUMS=$(sha "${M[@]}")
+}
+
+unchanged() {
+	[ "$SUMS" = "$(sha "${M[@]}")" ] || fail "a member changed"
+}
+
 # quick_run WORD...: runs a tool as bats' run would, into status, output and
 # stderr, without run's cost (some 80 ms a call here, hundreds of calls).
 quick_run() {
@@ -86,10 +98,10 @@ quick_run() {
 # the member WHO and matches PATTERN; no member changed, and neither the
 # output nor the replacement file was made.
 refused() {
-	local who=$1 pattern=$2 tool words before
+	local who=$1 pattern=$2 tool words
 	shift 2
 	[ $# -gt 0 ] || set -- "${READERS[1]}" "${WRITERS[1]}"
-	before=$(sha "${M[@]}")
+	sums_taken
 	for tool in "$@"; do
 		read -ra words <<<"$tool"
 		quick_run "${words[@]}" "${M[@]}"
@@ -99,7 +111,7 @@ refused() {
 		[[ $stderr =~ $pattern ]] || fail "$tool: stderr does not match /$pattern/: $stderr"
 		[ ! -e "$OUT" ] && [ ! -e "$NEW" ] || fail "$tool left a file behind"
 	done
-	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+	unchanged
 }
 
 # refused_everywhere WHO PATTERN: refused by every tool, reading or
@@ -123,13 +135,13 @@ refused_by_scripts() {
 # bytes md read from the array, and says on stderr what matches PATTERN
 # (without one: nothing); no member changed.
 reads_right() {
-	local want=${1:-^$} before
-	before=$(sha "${M[@]}")
+	local want=${1:-^$}
+	sums_taken
 	quick_run stripe-read -o "$OUT" "${M[@]}"
 	[ "$status" -eq 0 ] || fail "stripe-read exited $status; stderr: $stderr"
 	[[ $stderr =~ $want ]] || fail "stripe-read's stderr does not match /$want/: $stderr"
 	[ "$(sha "$OUT")" = "$(manifest "$SET" array_sha256)" ] || fail "stripe-read gave other bytes than md"
-	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+	unchanged
 	rm -f "$OUT"
 }
 
@@ -137,8 +149,7 @@ reads_right() {
 # stderr one line matching PATTERN (without one: nothing); no member
 # changed.
 examined() {
-	local before
-	before=$(sha "${M[@]}")
+	sums_taken
 	quick_run stripe-examine -v "${M[@]}"
 	[ "$status" -eq "$1" ] || fail "stripe-examine exited $status, expected $1; stderr: $stderr"
 	if [ $# -gt 1 ]; then
@@ -147,7 +158,7 @@ examined() {
 	else
 		[ -z "$stderr" ] || fail "stripe-examine said: $stderr"
 	fi
-	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
+	unchanged
 }
 
 # v1.x superblock (offsets of struct mdp_superblock_1)
@@ -493,18 +504,17 @@ examined() {
 # unreadable (exit 1), the data still reads right (reads need no bitmap),
 # and a rebuild, which would copy the bitmap, is refused before it writes.
 bitmap_unreadable() {
-	local before
+	sums_taken
 	quick_run stripe-examine "${M[@]}"
 	[ "$status" -eq 1 ] || fail "stripe-examine exited $status; stderr: $stderr"
 	[ "$(grep -c "$1" <<<"$stderr")" -eq 4 ] || fail "stripe-examine: $stderr"
 	reads_right
-	before=$(sha "${M[@]:1}")
 	quick_run stripe-rebuild --progress none -q --replace 0="$NEW" "${M[@]:1}"
 	[ "$status" -eq 2 ] || fail "stripe-rebuild exited $status; stderr: $stderr"
 	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || fail "stripe-rebuild said: $stderr"
 	[[ $stderr == "stripe-rebuild: ${M[1]}: "*"$1"* ]] || fail "stripe-rebuild: $stderr"
 	[ ! -e "$NEW" ] || fail "stripe-rebuild left $NEW behind"
-	[ "$before" = "$(sha "${M[@]:1}")" ] || fail "a member changed"
+	unchanged
 }
 
 @test "bitmap: a bad magic is shown unreadable and a rebuild is refused with no file left" {
