@@ -140,7 +140,7 @@ static void summarise0(struct md_super *s)
 	s->dev_number = (int)sb0_disk(r, -1, SB0_D_NUMBER);
 	/* md (super_90_validate) takes a member's role from its entry in its
 	 * own table of disks, not from the copy in this_disk */
-	s->role = sb0_role(r, s->dev_number);
+	s->role = s->dev_number >= 0 && s->dev_number < SB0_DISKS ? sb0_role(r, s->dev_number) : ROLE_SPARE;
 	s->events = sb0_events(r);
 	s->csum_stored = w[SB0_CSUM];
 	s->csum_computed = sb0_csum(r);
