@@ -278,6 +278,24 @@ examined() {
 	refused_by_scripts member0.img "a reshape is in progress"
 }
 
+@test "1.2: reshape fields without a reshape in progress are md's to ignore; the data reads right" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 100 4 6
+	every_field 104 8 0xffffffffffffffff
+	every_field 112 4 0xffffffff
+	every_field 120 4 0
+	reads_right
+	examined 0
+}
+
+@test "1.2: write-mostly and a count of corrected reads change nothing read" {
+	hostile r5-4d-64k-ls-1.2
+	field 1 184 1 1
+	field 2 164 4 0xffffffff
+	reads_right
+	examined 0
+}
+
 @test "1.2: a write journal is read, but refused by every tool that writes" {
 	hostile r5-4d-64k-ls-1.2
 	every_field 8 4 0x200
@@ -563,6 +581,12 @@ bitmap_unreadable() {
 	hostile r5-4d-bitmap-1.2
 	every_field 96 4 0x7fffffff
 	bitmap_unreadable "runs past the end of the device"
+}
+
+@test "bitmap: an offset that puts it before the start of the device is shown unreadable" {
+	hostile r5-4d-bitmap-1.2
+	every_field 96 4 -100
+	bitmap_unreadable "bitmap offset -100 sectors from the superblock at 8 is before the device"
 }
 
 @test "bitmap: a chunk of 2 GiB is md's to accept: examined whole, read right" {
