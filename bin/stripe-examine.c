@@ -64,6 +64,26 @@ static void human_size(uint64_t bytes, char *buf, size_t len)
 	}
 }
 
+#define NAME_SHOWN (32 * 4 + 1)     /* a 32-byte name, every byte as \xNN */
+
+/* An array name from disk, on one line and in valid UTF-8 whatever its
+ * bytes: those outside printable ASCII, and the backslash, as \xNN. */
+static const char *printable_name(const char *name, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *name && n + 5 <= len; name++) {
+		unsigned char c = (unsigned char)*name;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			buf[n++] = (char)c;
+		else
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 static const char *name_or(const char *name, const char *fallback)
 {
 	return name ? name : fallback;
@@ -282,7 +302,7 @@ static void print_member_text(const struct array *a, const struct member *m,
 			      const struct member_extra *x, int verbose)
 {
 	const struct md_super *s = &m->sb;
-	char b1[64], b2[64], u[36];
+	char b1[64], b2[64], u[36], name[NAME_SHOWN];
 	int i;
 
 	printf("%s:\n", m->path);
@@ -301,7 +321,7 @@ static void print_member_text(const struct array *a, const struct member *m,
 	super_uuid_str(s->uuid, u);
 	FIELD("Array UUID", "%s", u);
 	if (s->major == 1)
-		FIELD("Name", "%s", s->name);
+		FIELD("Name", "%s", printable_name(s->name, name, sizeof(name)));
 	FIELD("Creation Time", "%s", time_str(s->ctime, b1, sizeof(b1)));
 	FIELD("Raid Level", "%s", level_name(s->level));
 	FIELD("Raid Devices", "%d", s->raid_disks);
@@ -389,7 +409,7 @@ static void print_array_text(const struct array *a)
 static void json_member(struct json *j, const struct member *m, const struct member_extra *x)
 {
 	const struct md_super *s = &m->sb;
-	char b[64], u[36];
+	char b[64], u[36], name[NAME_SHOWN];
 	int i;
 
 	json_object(j, NULL);
@@ -406,7 +426,7 @@ static void json_member(struct json *j, const struct member *m, const struct mem
 	json_uint(j, "feature_map", s->feature_map);
 	super_uuid_str(s->uuid, u);
 	json_str(j, "array_uuid", u);
-	json_str(j, "name", s->name);
+	json_str(j, "name", printable_name(s->name, name, sizeof(name)));
 	json_uint(j, "creation_time_s", s->ctime);
 	json_uint(j, "update_time_s", s->utime);
 	json_str(j, "level", level_name(s->level));

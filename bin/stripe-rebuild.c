@@ -698,6 +698,13 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 		array_close(&a);
 		return rc;
 	}
+	/* what would stop the rebuild before its first write stops it
+	 * here, while the replacements it made can still go */
+	if (recovery_check(&a, t, nt, &d) < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		array_close(&a);
+		return EXIT_ERROR;
+	}
 	*refused = false;
 	rc = rebuild(&a, o, t, nt);
 	array_close(&a);

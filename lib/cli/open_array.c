@@ -149,11 +149,13 @@ int cli_open_array(struct array *a, const struct cli_members *m)
 		array_close(a);
 		return -1;
 	}
-	say_members(m, a);
+	/* a refusal is one line: why each member was left out is
+	 * stripe-examine's to show */
 	if (m->readable && array_check_readable(a, &d) < 0) {
 		fprintf(stderr, "%s: %s\n", m->tool, d.msg);
 		array_close(a);
 		return -1;
 	}
+	say_members(m, a);
 	return 0;
 }

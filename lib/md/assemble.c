@@ -85,12 +85,13 @@ static int freshest(const struct array *a, int any)
 	return best;
 }
 
-/* Decides one member's state against the array's freshest superblock. */
+/* Decides one member's state against the array's freshest superblock
+ * (whose events are at least the member's: no sum that could wrap). */
 static void classify(struct member *m, const struct md_super *ref)
 {
 	int own = m->sb.role, seen = super_role_of(ref, m->sb.dev_number);
 
-	if (m->sb.events + 1 < ref->events && own >= 0) {
+	if (ref->events - m->sb.events > 1 && own >= 0) {
 		m->state = MEMBER_STALE;
 		snprintf(m->reason, sizeof(m->reason),
 			 "stale: events %llu, the array is at %llu (role %d was given up while it was away)",
@@ -109,6 +110,74 @@ static void classify(struct member *m, const struct md_super *ref)
 	} else {
 		m->state = MEMBER_ACTIVE;
 	}
+}
+
+static bool reshaping(const struct md_super *s)
+{
+	return s->major == 1 ? (s->feature_map & SB1_FEAT_RESHAPE_ACTIVE) != 0 : s->minor == 91;
+}
+
+/* What stripe does not implement is refused, not guessed at.  Data in a
+ * reshape lies partly in the old geometry and partly in the new one, so
+ * no single geometry reads it; a write journal, a partial parity log and
+ * a cluster's other nodes must see every write, and stripe's writes go
+ * past them. */
+static int refuse_unimplemented(const struct array *a, enum dev_mode mode, struct diag *d)
+{
+	static const struct { uint32_t bit; const char *what; } unwritable[] = {
+		{ SB1_FEAT_JOURNAL, "a write journal" },
+		{ SB1_FEAT_PPL, "a partial parity log" },
+		{ SB1_FEAT_CLUSTERED, "a cluster's shared bitmap" },
+	};
+	size_t k;
+	int i;
+
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m->has_sb && m->state != MEMBER_FOREIGN && reshaping(&m->sb))
+			return diag_fail(d, "%s: a reshape is in progress; stripe does not implement reshape",
+					 m->path);
+	}
+	for (i = 0; mode == DEV_WRITE && i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (!m->has_sb || m->state == MEMBER_FOREIGN || m->sb.major != 1)
+			continue;
+		for (k = 0; k < sizeof(unwritable) / sizeof(unwritable[0]); k++)
+			if (m->sb.feature_map & unwritable[k].bit)
+				return diag_fail(d, "%s: the array keeps %s, which stripe does not write; only reading is possible",
+						 m->path, unwritable[k].what);
+	}
+	return 0;
+}
+
+/* The sectors a member can give a role: 1.x its data area; 0.90 all
+ * below its superblock, as md's super_90_load counts them. */
+static uint64_t room_of(const struct md_super *s)
+{
+	return s->major == 1 ? s->data_size : s->sb_sector;
+}
+
+/* Every member that holds a role must hold the component size the array
+ * records: a larger size would read its superblock, or past its end, as
+ * data. */
+static int check_room(const struct array *a, struct diag *d)
+{
+	int i;
+
+	if (a->ref->level == 0)
+		return 0;
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if ((m->state == MEMBER_ACTIVE || m->state == MEMBER_REBUILDING) &&
+		    room_of(&m->sb) < a->ref->size)
+			return diag_fail(d, "%s: room for %llu data sectors, less than the component size of %llu the array records",
+					 m->path, (unsigned long long)room_of(&m->sb),
+					 (unsigned long long)a->ref->size);
+	}
+	return 0;
 }
 
 /* Roles index the array's table: the count is bounded before any member
@@ -193,7 +262,8 @@ int array_open(struct array *a, char *const *paths, int n, const struct array_op
 	for (i = 0; i < n; i++)
 		if (a->members[i].has_sb && a->members[i].state != MEMBER_FOREIGN)
 			classify(&a->members[i], a->ref);
-	if (place_roles(a, a->members[ref].path, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
+	if (refuse_unimplemented(a, mode, d) < 0 || check_room(a, d) < 0 ||
+	    place_roles(a, a->members[ref].path, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
 		return -1;
 	for (i = 0; i < a->ref->raid_disks; i++)
 		a->missing += !a->role[i];

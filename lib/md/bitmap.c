@@ -58,9 +58,20 @@ int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm,
 	if (memcmp(bm->uuid, sb->uuid, 16) != 0 && sb->major == 1)
 		return diag_fail(d, "%s: bitmap at sector %llu belongs to another array (UUID differs)",
 				 dv->path, (unsigned long long)bm->sector);
+	if (bm->version < BITMAP_VERSION_LO || bm->version > BITMAP_VERSION_HI)
+		return diag_fail(d, "%s: bitmap version %u at sector %llu, md knows %d to %d", dv->path,
+				 bm->version, (unsigned long long)bm->sector, BITMAP_VERSION_LO, BITMAP_VERSION_HI);
 	if (bm->chunksize < 512 || (bm->chunksize & (bm->chunksize - 1)))
 		return diag_fail(d, "%s: bitmap chunk size %u bytes is not a power of two >= 512",
 				 dv->path, bm->chunksize);
+	/* md refuses these two (md_bitmap_read_sb), so an array with them
+	 * does not start */
+	if (bm->daemon_sleep < 1)
+		return diag_fail(d, "%s: bitmap daemon sleep of %u seconds, md wants at least 1", dv->path,
+				 bm->daemon_sleep);
+	if (bm->write_behind > BITMAP_WRITE_BEHIND_MAX)
+		return diag_fail(d, "%s: bitmap write-behind limit %u, md allows 0 to %d", dv->path,
+				 bm->write_behind, BITMAP_WRITE_BEHIND_MAX);
 	/* sizes from disk: bounded before any sum or allocation is made of them */
 	if (bm->sync_size > sb->dev_sectors)
 		return diag_fail(d, "%s: bitmap covers %llu sectors, more than the device's %llu", dv->path,

@@ -9,6 +9,9 @@
 #include "md/super.h"
 
 #define BITMAP_MAGIC 0x6d746962u
+#define BITMAP_VERSION_LO 3          /* md's BITMAP_MAJOR_LO ... */
+#define BITMAP_VERSION_HI 5          /* ... to BITMAP_MAJOR_CLUSTERED */
+#define BITMAP_WRITE_BEHIND_MAX 16383  /* md's COUNTER_MAX */
 
 enum bitmap_state {
 	BITMAP_STALE = 1 << 1,

@@ -82,18 +82,46 @@ static int build_target(const struct array *a, struct rebuild_target *all, int n
 	return ops(a)->replacement(&t->m->sb, a->ref, &j, d);
 }
 
-/* Copies the array's write-intent bitmap onto a target, so md finds one
- * where the superblock says. */
-static int copy_bitmap(const struct array *a, struct rebuild_target *t, struct diag *d)
+/* The member whose write-intent bitmap a new member gets: the first in
+ * sync; NULL when the array keeps none. */
+static const struct member *bitmap_source(const struct array *a)
 {
 	const struct member *src = NULL;
 	int i;
 
 	for (i = 0; i < a->ref->raid_disks && !src; i++)
 		src = a->role[i];
-	if (!src || !(a->ref->feature_map & SB1_FEAT_BITMAP_OFFSET) || t->readd)
+	return a->ref->feature_map & SB1_FEAT_BITMAP_OFFSET ? src : NULL;
+}
+
+/* Copies the array's write-intent bitmap onto a target, so md finds one
+ * where the superblock says. */
+static int copy_bitmap(const struct array *a, struct rebuild_target *t, struct diag *d)
+{
+	const struct member *src = bitmap_source(a);
+
+	if (!src || t->readd)
 		return 0;
 	return bitmap_copy((struct dev *)&src->dev, &src->sb, &t->m->dev, &t->m->sb, d);
+}
+
+int recovery_check(const struct array *a, const struct rebuild_target *t, int n, struct diag *d)
+{
+	const struct member *src = bitmap_source(a);
+	struct md_bitmap bm;
+	bool copies = false;
+	int i;
+
+	if (array_check_readable(a, d) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (check_fits(a, &t[i], d) < 0)
+			return -1;
+		copies |= !t[i].readd;
+	}
+	if (src && copies && bitmap_read((struct dev *)&src->dev, &src->sb, &bm, d) < 0)
+		return -1;
+	return 0;
 }
 
 /* Records in sb that each target holds its role. */
@@ -193,8 +221,10 @@ int recovery_begin(struct array *a, struct rebuild_target *t, int n, struct diag
 	bool tracks = ops(a)->tracks_recovery;
 	int i;
 
+	if (recovery_check(a, t, n, d) < 0)
+		return -1;
 	for (i = 0; i < n; i++)
-		if (check_fits(a, &t[i], d) < 0 || build_target(a, t, n, &t[i], d) < 0)
+		if (build_target(a, t, n, &t[i], d) < 0)
 			return -1;
 	/* md writes every superblock as its recovery starts: a version that
 	 * records a recovery lists the targets in their roles; 0.90 lists

@@ -26,6 +26,11 @@ uint64_t rebuild_min_size(const struct array *a);
 
 void rebuild_target_free(struct rebuild_target *t);
 
+/* Whether the rebuild can begin, before anything is written: the members
+ * in sync hold what the targets need, every target holds its role, and
+ * the bitmap a new member gets can be read. */
+int recovery_check(const struct array *a, const struct rebuild_target *t, int n, struct diag *d);
+
 /* Builds each target's superblock (a new device number and UUID for a
  * replacement, its own identity for a re-added member), marked as
  * recovering from t->resume, and records the targets in the survivors'

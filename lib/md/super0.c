@@ -105,13 +105,13 @@ static void uuid_word(uint8_t *p, uint32_t w)
 
 static int sb0_role(const struct sb0 *r, int n)
 {
-	uint32_t state = sb0_disk(r, n, SB0_D_STATE);
+	uint32_t state = sb0_disk(r, n, SB0_D_STATE), raid_disk = sb0_disk(r, n, SB0_D_RAID_DISK);
 
 	if (state & (1u << SB0_DS_FAULTY))
 		return ROLE_FAULTY;
 	if (!(state & (1u << SB0_DS_SYNC)) || (state & (1u << SB0_DS_REMOVED)))
 		return ROLE_SPARE;
-	return (int)sb0_disk(r, n, SB0_D_RAID_DISK);
+	return raid_disk < SB0_DISKS ? (int)raid_disk : ROLE_SPARE;
 }
 
 static void summarise0(struct md_super *s)
@@ -138,7 +138,9 @@ static void summarise0(struct md_super *s)
 	s->recovery_offset = 0;
 	s->resync_offset = (w[SB0_STATE] & (1u << SB0_ST_CLEAN)) ? MD_MAX_SECTOR : w[SB0_RECOVERY_CP];
 	s->dev_number = (int)sb0_disk(r, -1, SB0_D_NUMBER);
-	s->role = sb0_role(r, -1);
+	/* md (super_90_validate) takes a member's role from its entry in its
+	 * own table of disks, not from the copy in this_disk */
+	s->role = s->dev_number >= 0 && s->dev_number < SB0_DISKS ? sb0_role(r, s->dev_number) : ROLE_SPARE;
 	s->events = sb0_events(r);
 	s->csum_stored = w[SB0_CSUM];
 	s->csum_computed = sb0_csum(r);
