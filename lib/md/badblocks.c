@@ -9,6 +9,31 @@
 
 #define BBLOG_MAX_LEN 512            /* sectors per entry, as the kernel writes them */
 
+/* Where the log lies, in sectors: within the device and clear of the data
+ * area, or it is refused; a log read from elsewhere is not md's, and one
+ * written there would overwrite what the member holds. */
+static int log_place(const struct dev *dv, const struct md_super *sb, uint64_t *sector, struct diag *d)
+{
+	const struct sb1 *r = &sb->raw.v1;
+	int32_t off = (int32_t)r->bblog_offset;
+	uint64_t at, end;
+
+	if (off < 0 && (uint64_t)-(int64_t)off > sb->sb_sector)
+		return diag_fail(d, "%s: bad-block log offset %d sectors from the superblock at %llu is before the device",
+				 dv->path, (int)off, (unsigned long long)sb->sb_sector);
+	at = sb->sb_sector + (uint64_t)(int64_t)off;
+	end = at + r->bblog_size;
+	if (at > dv->size / 512 || dv->size / 512 - at < r->bblog_size)
+		return diag_fail(d, "%s: bad-block log at sector %llu (%u sectors) runs past the end of the device",
+				 dv->path, (unsigned long long)at, r->bblog_size);
+	if (at < sb->data_offset + sb->data_size && end > sb->data_offset)
+		return diag_fail(d, "%s: bad-block log at sector %llu (%u sectors) lies in the data area (sectors %llu to %llu)",
+				 dv->path, (unsigned long long)at, r->bblog_size, (unsigned long long)sb->data_offset,
+				 (unsigned long long)(sb->data_offset + sb->data_size));
+	*sector = at;
+	return 0;
+}
+
 int badblocks_read(struct dev *dv, const struct md_super *sb, struct badblocks *bb, struct diag *d)
 {
 	const struct sb1 *r = &sb->raw.v1;
@@ -23,15 +48,10 @@ int badblocks_read(struct dev *dv, const struct md_super *sb, struct badblocks *
 	 * 64; md writes 0 */
 	if (r->bblog_shift > 10)
 		return diag_fail(d, "%s: bad-block log shift %u, expected at most 10", dv->path, r->bblog_shift);
-	if ((int32_t)r->bblog_offset < 0 && (uint64_t)-(int64_t)(int32_t)r->bblog_offset > sb->sb_sector)
-		return diag_fail(d, "%s: bad-block log offset %d sectors from the superblock at %llu is before the device",
-				 dv->path, (int)(int32_t)r->bblog_offset, (unsigned long long)sb->sb_sector);
-	bb->sector = sb->sb_sector + (uint64_t)(int64_t)(int32_t)r->bblog_offset;
+	if (log_place(dv, sb, &bb->sector, d) < 0)
+		return -1;
 	bb->capacity = r->bblog_size * 512 / 8;
 	bytes = (size_t)r->bblog_size * 512;
-	if (bb->sector > dv->size / 512 || dv->size - bb->sector * 512 < bytes)
-		return diag_fail(d, "%s: bad-block log at sector %llu (%u sectors) runs past the end of the device",
-				 dv->path, (unsigned long long)bb->sector, r->bblog_size);
 	buf = malloc(bytes);
 	bb->ranges = calloc((size_t)bb->capacity, sizeof(*bb->ranges));
 	if (!buf || !bb->ranges) {
@@ -94,7 +114,7 @@ int badblocks_write(struct dev *dv, struct md_super *sb, const struct bad_range 
 {
 	struct sb1 *r = &sb->raw.v1;
 	size_t bytes = (size_t)r->bblog_size * 512;
-	uint64_t at = (sb->sb_sector + (uint64_t)(int64_t)(int32_t)r->bblog_offset) * 512;
+	uint64_t at;
 	uint8_t *buf;
 	int rc;
 
@@ -103,6 +123,9 @@ int badblocks_write(struct dev *dv, struct md_super *sb, const struct bad_range 
 	if (!r->bblog_size || !r->bblog_offset)
 		return diag_fail(d, "%s: %d unrecoverable ranges, and the superblock has no bad-block log to record them",
 				 dv->path, nbad);
+	if (log_place(dv, sb, &at, d) < 0)
+		return -1;
+	at *= 512;
 	if (!(buf = dev_alloc(bytes)))
 		return diag_fail(d, "%s: out of memory (%zu bytes) for its bad-block log", dv->path, bytes);
 	memset(buf, 0xff, bytes);

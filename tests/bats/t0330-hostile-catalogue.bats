@@ -625,6 +625,13 @@ bitmap_unreadable() {
 	reads_right
 }
 
+@test "bad blocks: a log placed in the data area is shown unreadable; the data reads right" {
+	hostile r5-4d-64k-ls-1.2
+	field 1 188 4 2056
+	examined 1 "member1.img: bad-block log at sector 2064 \(8 sectors\) lies in the data area \(sectors 2048 to [0-9]+\)"
+	reads_right
+}
+
 @test "bad blocks: a log of 65535 sectors, larger than the device, is shown unreadable" {
 	hostile r5-4d-64k-ls-1.2
 	field 0 186 2 65535
