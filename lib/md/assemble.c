@@ -182,6 +182,20 @@ static int check_room(const struct array *a, struct diag *d)
 
 /* Roles index the array's table: the count is bounded before any member
  * takes its place. */
+/* md binds one device to a device number: two holders of roles that claim
+ * one number cannot both be the array's. */
+static int one_number_each(const struct array *a, struct diag *d)
+{
+	int i, k;
+
+	for (i = 0; i < a->ref->raid_disks; i++)
+		for (k = i + 1; a->role[i] && k < a->ref->raid_disks; k++)
+			if (a->role[k] && a->role[k]->sb.dev_number == a->role[i]->sb.dev_number)
+				return diag_fail(d, "%s and %s: both claim device number %d", a->role[i]->path,
+						 a->role[k]->path, a->role[i]->sb.dev_number);
+	return 0;
+}
+
 static int place_roles(struct array *a, const char *path, struct diag *d)
 {
 	int i;
@@ -210,7 +224,7 @@ static int place_roles(struct array *a, const char *path, struct diag *d)
 		}
 		a->role[r] = m;
 	}
-	return 0;
+	return one_number_each(a, d);
 }
 
 static int setup_geometry(struct array *a, const struct array_options *opt, const char *path, struct diag *d)

@@ -13,9 +13,17 @@ static const struct super_ops *ops(const struct array *a)
 	return super_ops_of(a->ref->major);
 }
 
+/* Whether m holds a role in sync, as assembly placed it: its superblock's
+ * role may have changed since (0.90 reads it from its table of disks,
+ * which a rebuild rewrites). */
 static bool role_holder(const struct array *a, const struct member *m)
 {
-	return m->state == MEMBER_ACTIVE && a->role[m->sb.role] == m;
+	int r;
+
+	for (r = 0; m->state == MEMBER_ACTIVE && r < a->geo.raid_disks; r++)
+		if (a->role[r] == m)
+			return true;
+	return false;
 }
 
 static bool is_target(const struct rebuild_target *t, int n, const struct member *m)
@@ -105,6 +113,25 @@ static int copy_bitmap(const struct array *a, struct rebuild_target *t, struct d
 	return bitmap_copy((struct dev *)&src->dev, &src->sb, &t->m->dev, &t->m->sb, d);
 }
 
+/* A re-added member keeps its device number, so no other member of the
+ * array may claim it: the tables would list two devices as one. */
+static int check_number(const struct array *a, const struct rebuild_target *t, struct diag *d)
+{
+	int i;
+
+	if (!t->readd)
+		return 0;
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+
+		if (m != t->m && m->has_sb && m->state != MEMBER_FOREIGN && m->state != MEMBER_INVALID &&
+		    m->sb.dev_number == t->m->sb.dev_number)
+			return diag_fail(d, "%s: its device number %d is %s's too; it cannot be re-added as itself",
+					 t->m->path, t->m->sb.dev_number, m->path);
+	}
+	return 0;
+}
+
 int recovery_check(const struct array *a, const struct rebuild_target *t, int n, struct diag *d)
 {
 	const struct member *src = bitmap_source(a);
@@ -115,7 +142,7 @@ int recovery_check(const struct array *a, const struct rebuild_target *t, int n,
 	if (array_check_readable(a, d) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (check_fits(a, &t[i], d) < 0)
+		if (check_fits(a, &t[i], d) < 0 || check_number(a, &t[i], d) < 0)
 			return -1;
 		copies |= !t[i].readd;
 	}

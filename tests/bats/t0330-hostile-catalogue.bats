@@ -503,6 +503,16 @@ examined() {
 	examined 0
 }
 
+@test "0.90: two members in sync that claim one device number are refused by every tool" {
+	hostile r1-3d-0.90
+	# member2 says it is device 1 (this_disk's number) and that device 1
+	# holds role 2 (its own disks[1], raid_disk word): md binds one device
+	# to a number
+	field 2 3968 4 1
+	field 2 652 4 2
+	refused_everywhere member2.img "member1.img and .*member2.img: both claim device number 1"
+}
+
 @test "0.90: a role past the table of disks makes a spare; the data reads right" {
 	hostile r5-3d-512k-ls-0.90
 	# member1's own entry (disks[1] at word 160), its raid_disk word

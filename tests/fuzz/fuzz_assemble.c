@@ -86,8 +86,8 @@ static void rebuild(struct array *a)
 				continue;
 			used[i] = true;
 			t[n] = (struct rebuild_target){ .role = role, .m = m };
-			t[n].readd = m->has_sb && m->state != MEMBER_FOREIGN && m->state != MEMBER_SPARE &&
-				     m->sb.role == role;
+			t[n].readd = m->has_sb && m->state != MEMBER_FOREIGN && m->state != MEMBER_INVALID &&
+				     m->state != MEMBER_SPARE && m->sb.role == role;
 			n++;
 			break;
 		}
