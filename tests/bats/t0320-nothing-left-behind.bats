@@ -238,8 +238,9 @@ replace_refused() {
 }
 
 # starved TOOL ARGS...: runs it with 14 MB of address space, too little for
-# its buffers (the tools start in 8, and a read of four members wants 30); it exits 2 with one line that names the tool, the first
-# member and the bytes it wanted.
+# its buffers (the tools start in 8; a read of four members wants 30): it
+# exits 2 with one line that names the tool, the first member and the
+# bytes it wanted.
 starved() {
 	refused bash -c 'ulimit -v 14000 && exec "$@"' starved "$@"
 	[[ $stderr =~ ^$1:\ $D/m0.img:\ out\ of\ memory\ \([0-9]+\ bytes\) ]] ||
