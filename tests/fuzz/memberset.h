@@ -21,7 +21,11 @@ struct member_set {
 	uint8_t *img[SET_MAX_MEMBERS];   /* SET_MEMBER_BYTES each */
 };
 
-/* The edits a fuzz input spells, one after the other. */
+/* The edits a fuzz input spells, one after the other, EDIT_BYTES each:
+ * byte 0 what (low two bits: superblock field, bitmap header field,
+ * bad-block log entry, raw byte; bits 2-4 the member; 0x80 leave the
+ * checksum wrong), byte 1 which field, byte 2 how (set, add, xor, a
+ * boundary value), bytes 3-10 the value, little-endian. */
 #define EDIT_BYTES 11
 
 /* How many base sets there are, and set i (made on first use; exits when
