@@ -157,7 +157,24 @@ bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len)
 	for (i = 0; i < dv->nfaults; i++)
 		if (off < dv->faults[i].off + dv->faults[i].len && dv->faults[i].off < off + len)
 			return true;
+	for (i = 0; i < dv->nlogged; i++)
+		if (off < dv->logged[i].off + dv->logged[i].len && dv->logged[i].off < off + len)
+			return true;
 	return false;
+}
+
+int dev_set_logged(struct dev *dv, const struct dev_range *r, int n, struct diag *d)
+{
+	struct dev_range *copy = n ? malloc((size_t)n * sizeof(*copy)) : NULL;
+
+	if (n && !copy)
+		return diag_fail(d, "%s: out of memory for %d bad-block log ranges", dv->path, n);
+	if (n)
+		memcpy(copy, r, (size_t)n * sizeof(*copy));
+	free(dv->logged);
+	dv->logged = copy;
+	dv->nlogged = n;
+	return 0;
 }
 
 int dev_open(struct dev *dv, const char *path, enum dev_mode mode, struct diag *d)
@@ -202,6 +219,9 @@ void dev_close(struct dev *dv)
 	if (dv->holds_backing)
 		close(dv->hold_fd);
 	dv->holds_backing = false;
+	free(dv->logged);
+	dv->logged = NULL;
+	dv->nlogged = 0;
 	free(dv->path);
 	dv->fd = -1;
 	dv->path = NULL;
@@ -211,9 +231,9 @@ int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d
 {
 	size_t done = 0;
 
-	if (dv->nfaults && dev_read_faults(dv, off, len))
+	if ((dv->nfaults || dv->nlogged) && dev_read_faults(dv, off, len))
 		return diag_fail(d, "%s: read error at byte %llu: %s", dv->path,
-				 (unsigned long long)off, strerror(EIO));
+				 (unsigned long long)off, dv->nlogged ? "in its bad-block log, or unreadable" : strerror(EIO));
 	while (done < len) {
 		ssize_t n = pread(dv->fd, (char *)buf + done, len - done, (off_t)(off + done));
 

@@ -26,6 +26,11 @@ struct dev_fault {
 	uint64_t off, len;
 };
 
+/* Bytes [off, off + len) of a device. */
+struct dev_range {
+	uint64_t off, len;
+};
+
 struct dev {
 	char *path;
 	int fd;
@@ -36,7 +41,14 @@ struct dev {
 	uint64_t size;       /* bytes */
 	int nfaults;
 	struct dev_fault faults[DEV_MAX_FAULTS];
+	int nlogged;
+	struct dev_range *logged;    /* what its bad-block log names: never read */
 };
+
+/* Ranges that reads must treat as unreadable, as md treats what a member's
+ * bad-block log names: a read touching one fails as a read error, so that
+ * the data comes from redundancy.  A copy is kept until dev_close. */
+int dev_set_logged(struct dev *dv, const struct dev_range *r, int n, struct diag *d);
 
 /* STRIPE_FAULT_READ="FILE:OFFSET:LENGTH[,FILE:OFFSET:LENGTH...]": reads of a
  * member whose path ends in FILE that touch [OFFSET, OFFSET+LENGTH) fail with

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "md/array.h"
+#include "md/badblocks.h"
 
 const char *member_state_name(enum member_state s)
 {
@@ -23,6 +24,39 @@ const char *array_state_name(enum array_state s)
 	return s == ARRAY_CLEAN ? "clean" : s == ARRAY_DEGRADED ? "degraded" : "failed";
 }
 
+/* md never reads what a member's bad-block log names: it serves those
+ * sectors from redundancy.  The ranges in the data area become the
+ * device's unreadable ones, for every reader.  A log that cannot be read
+ * leaves nothing unreadable here; stripe-examine says why. */
+static void never_read_logged(struct member *m)
+{
+	uint64_t lo = m->sb.data_offset, hi = m->sb.data_offset + m->sb.data_size;
+	struct dev_range *r;
+	struct badblocks bb;
+	struct diag d;
+	int i, n = 0;
+
+	if (badblocks_read(&m->dev, &m->sb, &bb, &d) != 0)
+		return;
+	r = calloc((size_t)(bb.count ? bb.count : 1), sizeof(*r));
+	for (i = 0; r && i < bb.count; i++) {
+		uint64_t s = bb.ranges[i].start, e = s + bb.ranges[i].len;
+
+		if (e < s)
+			e = hi;
+		if (s < lo)
+			s = lo;
+		if (e > hi)
+			e = hi;
+		if (s < e)
+			r[n++] = (struct dev_range){ s * 512, (e - s) * 512 };
+	}
+	if (r && n)
+		(void)dev_set_logged(&m->dev, r, n, &d);
+	free(r);
+	badblocks_free(&bb);
+}
+
 static void load_member(struct member *m, const char *path, enum dev_mode mode)
 {
 	struct diag d;
@@ -36,6 +70,7 @@ static void load_member(struct member *m, const char *path, enum dev_mode mode)
 		return;
 	}
 	m->has_sb = true;
+	never_read_logged(m);
 }
 
 /* Picks the UUID most members share; a tie between arrays is refused

@@ -184,3 +184,33 @@ data_byte() {
 	after=$(sha $(members r6-5d-64k-ls-1.2))
 	[ "$before" = "$after" ]
 }
+
+# logged SET N SECTOR: member N of a copy of SET (a 1.2 set, its bad-block
+# log at sector 24) logs 8 sectors from SECTOR as bad, as md records a
+# failed write, and holds garbage there; the copy's members are in M.
+logged() {
+	local e=$(($3 << 10 | 8)) i bytes=""
+	M=($(copy_set "$1"))
+	for ((i = 0; i < 8; i++)); do bytes+=$(printf '\\x%02x' $(((e >> (8 * i)) & 255))); done
+	printf "$bytes" | dd of="${M[$2]}" bs=1 seek=$((24 * 512)) conv=notrunc status=none
+	"$TTOOLS/sb-patch" "${M[$2]}" 8 4 $(($(od -An -tu4 -j $((4096 + 8)) -N4 "${M[$2]}") | 8))
+	head -c 4096 /dev/urandom | dd of="${M[$2]}" bs=512 seek="$3" conv=notrunc status=none
+}
+
+@test "read serves a range in a member's bad-block log from the other members, as md does, and names it" {
+	# sector 2176 of member 1: data sector 128, in stripe row 1
+	logged r5-4d-64k-ls-1.2 1 2176
+	run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" "${M[@]}"
+	assert_failure 1
+	[ "$(sha "$BATS_TEST_TMPDIR/out")" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ] || fail "not md's bytes"
+	[[ $stderr == *"member1.img: read error at bytes $((2176 * 512))-$((2184 * 512 - 1)) (4096 bytes); rebuilt from the other members"* ]] ||
+		fail "stderr: $stderr"
+}
+
+@test "check counts a range in a member's bad-block log as unreadable, not as a parity mismatch" {
+	logged r5-4d-64k-ls-1.2 1 2176
+	run stripe-check "${M[@]}"
+	assert_failure 1
+	assert_output --partial "not verified, unreadable: data on ${M[1]} at byte $((2176 * 512))"
+	assert_output --partial "0 inconsistent (md's mismatch_cnt would be 0)"
+}
