@@ -145,22 +145,24 @@ static void load_faults(struct dev *dv)
 			break;
 		if (sscanf(colon + 1, "%llu:%llu", &off, &len) == 2 &&
 		    ends_with(dv->path, p, (size_t)(colon - p)))
-			dv->faults[dv->nfaults++] = (struct dev_fault){ off, len };
+			dv->faults[dv->nfaults++] = (struct dev_range){ off, len };
 		p = next ? next + 1 : NULL;
 	}
 }
 
-bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len)
+static bool touches(const struct dev_range *r, int n, uint64_t off, size_t len)
 {
 	int i;
 
-	for (i = 0; i < dv->nfaults; i++)
-		if (off < dv->faults[i].off + dv->faults[i].len && dv->faults[i].off < off + len)
-			return true;
-	for (i = 0; i < dv->nlogged; i++)
-		if (off < dv->logged[i].off + dv->logged[i].len && dv->logged[i].off < off + len)
+	for (i = 0; i < n; i++)
+		if (off < r[i].off + r[i].len && r[i].off < off + len)
 			return true;
 	return false;
+}
+
+bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len)
+{
+	return touches(dv->faults, dv->nfaults, off, len) || touches(dv->logged, dv->nlogged, off, len);
 }
 
 int dev_set_logged(struct dev *dv, const struct dev_range *r, int n, struct diag *d)
@@ -231,9 +233,12 @@ int dev_read(struct dev *dv, void *buf, size_t len, uint64_t off, struct diag *d
 {
 	size_t done = 0;
 
-	if ((dv->nfaults || dv->nlogged) && dev_read_faults(dv, off, len))
+	if (touches(dv->logged, dv->nlogged, off, len))
+		return diag_fail(d, "%s: read error at byte %llu: in its bad-block log", dv->path,
+				 (unsigned long long)off);
+	if (touches(dv->faults, dv->nfaults, off, len))
 		return diag_fail(d, "%s: read error at byte %llu: %s", dv->path,
-				 (unsigned long long)off, dv->nlogged ? "in its bad-block log, or unreadable" : strerror(EIO));
+				 (unsigned long long)off, strerror(EIO));
 	while (done < len) {
 		ssize_t n = pread(dv->fd, (char *)buf + done, len - done, (off_t)(off + done));
 

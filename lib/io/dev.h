@@ -18,18 +18,14 @@ enum dev_mode {
 	DEV_WRITE,
 };
 
-/* Byte ranges where reads fail with EIO: set from STRIPE_FAULT_READ by tests,
- * so error handling can be exercised without a failing disk. */
-#define DEV_MAX_FAULTS 16
-
-struct dev_fault {
-	uint64_t off, len;
-};
-
 /* Bytes [off, off + len) of a device. */
 struct dev_range {
 	uint64_t off, len;
 };
+
+/* Byte ranges where reads fail with EIO: set from STRIPE_FAULT_READ by tests,
+ * so error handling can be exercised without a failing disk. */
+#define DEV_MAX_FAULTS 16
 
 struct dev {
 	char *path;
@@ -40,7 +36,7 @@ struct dev {
 	bool writable;
 	uint64_t size;       /* bytes */
 	int nfaults;
-	struct dev_fault faults[DEV_MAX_FAULTS];
+	struct dev_range faults[DEV_MAX_FAULTS];
 	int nlogged;
 	struct dev_range *logged;    /* what its bad-block log names: never read */
 };

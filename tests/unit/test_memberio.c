@@ -43,7 +43,7 @@ int main(void)
 	struct member_io io;
 
 	open_member(&dv);
-	dv.faults[dv.nfaults++] = (struct dev_fault){ 5 * MEMBER_PAGE + 100, 10 };
+	dv.faults[dv.nfaults++] = (struct dev_range){ 5 * MEMBER_PAGE + 100, 10 };
 
 	io = (struct member_io){ .dev = &dv, .buf = buf, .len = LEN, .off = 0 };
 	member_io_run(&io);
@@ -70,7 +70,7 @@ int main(void)
 	ok(io.rc == 0 && io.bad_pages == 1 && bad[5], "a wanted chunk's unreadable page is found with others left out");
 
 	/* a range ending inside a page whose tail the fault touches */
-	dv.faults[dv.nfaults++] = (struct dev_fault){ 15 * MEMBER_PAGE + 10, 10 };
+	dv.faults[dv.nfaults++] = (struct dev_range){ 15 * MEMBER_PAGE + 10, 10 };
 	memset(bad, 7, sizeof(bad));
 	memset(buf, 0xee, LEN);
 	io = (struct member_io){ .dev = &dv, .buf = buf, .len = 2 * MEMBER_PAGE + 512,

@@ -115,7 +115,7 @@ static void rig_fault(struct rig *r, int role, uint64_t off, uint64_t len)
 {
 	struct dev *dv = &r->m[role].dev;
 
-	dv->faults[dv->nfaults++] = (struct dev_fault){ DATA_OFF_SECTORS * 512 + off, len };
+	dv->faults[dv->nfaults++] = (struct dev_range){ DATA_OFF_SECTORS * 512 + off, len };
 }
 
 static int record(void *ctx, struct rows_piece *p, struct diag *d)
