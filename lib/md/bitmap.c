@@ -1,9 +1,10 @@
-/* bitmap: parse md's internal bitmap superblock and count its dirty bits;
- * copy a bitmap onto a new member. */
+/* bitmap: md's internal bitmap superblock, parsed and encoded, and the
+ * count of its dirty bits; copy a bitmap onto a new member. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "md/bitmap.h"
+#include "md/layout.h"
 #include "util/endian.h"
 
 static void bitmap_decode(const uint8_t *b, struct md_bitmap *bm)
@@ -24,6 +25,24 @@ static void bitmap_decode(const uint8_t *b, struct md_bitmap *bm)
 	bm->cluster_name[64] = 0;
 }
 
+void bitmap_encode(const struct md_bitmap *bm, uint8_t *b)
+{
+	memset(b, 0, BITMAP_HEADER_BYTES);
+	put_le32(b, bm->magic);
+	put_le32(b + 4, bm->version);
+	memcpy(b + 8, bm->uuid, 16);
+	put_le64(b + 24, bm->events);
+	put_le64(b + 32, bm->events_cleared);
+	put_le64(b + 40, bm->sync_size);
+	put_le32(b + 48, bm->state);
+	put_le32(b + 52, bm->chunksize);
+	put_le32(b + 56, bm->daemon_sleep);
+	put_le32(b + 60, bm->write_behind);
+	put_le32(b + 64, bm->sectors_reserved);
+	put_le32(b + 68, bm->nodes);
+	memcpy(b + 72, bm->cluster_name, strnlen(bm->cluster_name, 64));
+}
+
 static uint64_t count_bits(const uint8_t *p, uint64_t nbits)
 {
 	uint64_t n = 0, i;
@@ -31,6 +50,15 @@ static uint64_t count_bits(const uint8_t *p, uint64_t nbits)
 	for (i = 0; i < nbits; i++)
 		n += (p[i / 8] >> (i % 8)) & 1;
 	return n;
+}
+
+/* md's bits cover each member's sectors, but raid10's cover the array's
+ * (its resync runs in array sectors): at most every member's worth. */
+static uint64_t span_bound(const struct md_super *sb)
+{
+	if (sb->level == MD_LEVEL_RAID10 && sb->raid_disks > 0 && sb->raid_disks <= ST_MAX_DISKS)
+		return sb->dev_sectors * (uint64_t)sb->raid_disks;
+	return sb->dev_sectors;
 }
 
 int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm, struct diag *d)
@@ -73,21 +101,22 @@ int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm,
 		return diag_fail(d, "%s: bitmap write-behind limit %u, md allows 0 to %d", dv->path,
 				 bm->write_behind, BITMAP_WRITE_BEHIND_MAX);
 	/* sizes from disk: bounded before any sum or allocation is made of them */
-	if (bm->sync_size > sb->dev_sectors)
-		return diag_fail(d, "%s: bitmap covers %llu sectors, more than the device's %llu", dv->path,
-				 (unsigned long long)bm->sync_size, (unsigned long long)sb->dev_sectors);
+	if (bm->sync_size > span_bound(sb))
+		return diag_fail(d, "%s: bitmap covers %llu sectors, more than the %s's %llu", dv->path,
+				 (unsigned long long)bm->sync_size, sb->level == MD_LEVEL_RAID10 ? "array" : "device",
+				 (unsigned long long)span_bound(sb));
 	bm->bits = bm->sync_size / (bm->chunksize / 512) + (bm->sync_size % (bm->chunksize / 512) != 0);
 	bytes = (bm->bits + 7) / 8;
 	if (bytes > (64u << 20))
 		return diag_fail(d, "%s: bitmap of %llu bits is implausibly large", dv->path,
 				 (unsigned long long)bm->bits);
-	if (bm->sector * 512 + 256 + bytes > dv->size)
+	if (bm->sector * 512 + BITMAP_HEADER_BYTES + bytes > dv->size)
 		return diag_fail(d, "%s: bitmap at sector %llu (%llu bytes of bits) runs past the end of the device",
 				 dv->path, (unsigned long long)bm->sector, (unsigned long long)bytes);
 	bits = malloc(bytes ? bytes : 1);
 	if (!bits)
 		return diag_fail(d, "%s: out of memory for the bitmap", dv->path);
-	rc = dev_read(dv, bits, bytes, bm->sector * 512 + 256, d);
+	rc = dev_read(dv, bits, bytes, bm->sector * 512 + BITMAP_HEADER_BYTES, d);
 	if (rc == 0)
 		bm->dirty = count_bits(bits, bm->bits);
 	free(bits);
@@ -105,8 +134,8 @@ int bitmap_copy(struct dev *from, const struct md_super *from_sb, struct dev *to
 	rc = bitmap_read(from, from_sb, &bm, d);
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	/* its 256-byte superblock and the bits, in whole sectors */
-	bytes = (256 + (bm.bits + 7) / 8 + 511) / 512 * 512;
+	/* its superblock and the bits, in whole sectors */
+	bytes = (BITMAP_HEADER_BYTES + (bm.bits + 7) / 8 + 511) / 512 * 512;
 	if (!(buf = dev_alloc(bytes)))
 		return diag_fail(d, "%s: out of memory (%llu bytes) for its bitmap at sector %llu", from->path,
 				 (unsigned long long)bytes, (unsigned long long)bm.sector);

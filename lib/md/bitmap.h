@@ -12,6 +12,7 @@
 #define BITMAP_VERSION_LO 3          /* md's BITMAP_MAJOR_LO ... */
 #define BITMAP_VERSION_HI 5          /* ... to BITMAP_MAJOR_CLUSTERED */
 #define BITMAP_WRITE_BEHIND_MAX 16383  /* md's COUNTER_MAX */
+#define BITMAP_HEADER_BYTES 256      /* bitmap_super_t; the bits follow it */
 
 enum bitmap_state {
 	BITMAP_STALE = 1 << 1,
@@ -36,6 +37,9 @@ struct md_bitmap {
 /* Reads the bitmap that sb points at.  Returns 1 if the member has none,
  * 0 when read, -1 on error (I/O, bad magic, UUID not the array's). */
 int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm, struct diag *d);
+
+/* The 256-byte bitmap_super_t of bm, as md lays it out (bits not included). */
+void bitmap_encode(const struct md_bitmap *bm, uint8_t *b);
 
 /* Copies the bitmap from_sb points at on from to where to_sb points on to,
  * so md finds one there.  Returns 0 (also when from has none), -1 on error. */
