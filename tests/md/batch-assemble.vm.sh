@@ -18,10 +18,14 @@
 #      metadata=1.2 degraded=0 array_state=clean resync_start=none
 #      array_size=BYTES sha256=HEX mismatch_cnt=0 norun=1 members=in_sync,...
 #      d_level=raid5 d_raid_devices=4 d_chunk=64K d_layout=left-symmetric
-#      d_state=clean d_version=1.2 d_members=active_sync,active_sync,... secs=S
+#      d_state=clean d_version=1.2 d_members=active_sync,active_sync,...
+#      rw_sync=idle bitmap_stale=0 bm_events=E bm_cleared=C bm_dirty=N secs=S
 #
 # (on one line; "d_" are mdadm --detail's words, spaces as "_", ", " as
-# ","; "-" where --detail prints no such field).  An array that does not
+# ","; "-" where --detail prints no such field; rw_sync: what md's
+# sync_action was once read-write, before the check; bitmap_stale: md
+# found the bitmap out of date; bm_*: mdadm -X of the first member after
+# the stop, "-" without a bitmap).  An array that does not
 # assemble gives "R: name=NAME assembled=0 rc=N" and its messages as
 # "D: NAME |..." lines.
 #
@@ -142,6 +146,18 @@ detail_words() {
 	}' /tmp/detail
 }
 
+# bitmap_words DEV: bm_events=E bm_cleared=C bm_dirty=N from mdadm -X of
+# DEV ("-" each when it has no bitmap).
+bitmap_words() {
+	mdadm -X "$1" 2> /dev/null | awk '
+	BEGIN { e = c = n = "-" }
+	$1 == "Events" && $2 == ":" { e = $3 }
+	$1 == "Events" && $2 == "Cleared" { c = $4 }
+	/ dirty / { n = $0; sub(/ dirty.*/, "", n); sub(/.*, /, "", n) }
+	$1 == "Magic" && $3 != "6d746962" { e = c = n = "-"; exit }
+	END { printf "bm_events=%s bm_cleared=%s bm_dirty=%s\n", e, c, n }'
+}
+
 for spec in "$@"; do
 	name=${spec%%:*}
 	n=${spec##*:}
@@ -166,6 +182,8 @@ for spec in "$@"; do
 		# shellcheck disable=SC2086
 		mdadm --examine $devs > "$MDVM_OUT/$name/examine.txt" 2>&1
 	fi
+	# md's kernel lines from here on are this array's (bitmap_stale below)
+	dmesg -c > /dev/null 2>&1
 	# as at boot, without --run: mdadm starts an array only when no member
 	# the superblocks count as active is missing.  Read-only: md starts no
 	# resync and writes nothing until --readwrite below, so resync_start
@@ -203,12 +221,14 @@ for spec in "$@"; do
 	sum=$(sha256sum $md)
 	sum=${sum%% *}
 	mdadm --readwrite $md > /tmp/rw 2>&1 || sed "s/^/D: $name |readwrite: /" /tmp/rw
+	rwsync=-
 	case $level in
 	raid0 | linear) mm=n/a ;;
 	*)
 		# a resync or recovery md started once read-write would
 		# make "check" fail: say so (check waits for it)
 		get $sys/sync_action
+		rwsync=$v
 		[ "$v" = idle ] || echo "D: $name |sync_action once read-write: $v"
 		check
 		;;
@@ -231,7 +251,13 @@ for spec in "$@"; do
 	done
 	line="$line resync_start=$resync array_size=$size sha256=$sum mismatch_cnt=$mm norun=$norun"
 	line="$line members=${members#,} $(detail_words)"
+	# the write-intent bitmap: did md find it out of date, and what it
+	# holds once md is done with it
+	stale=0
+	dmesg | grep -q "bitmap file is out of date" && stale=1
+	line="$line rw_sync=$rwsync bitmap_stale=$stale"
 	mdadm --stop $md > /tmp/stop 2>&1 || sed "s/^/D: $name |stop: /" /tmp/stop
+	line="$line $(bitmap_words "${devs%% *}")"
 	now
 	echo "$line secs=$((v - start))"
 done

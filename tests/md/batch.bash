@@ -18,8 +18,8 @@
 #			lines end up in $ARRAYS/results.txt.
 #   md_check NAME...	asserts md assembled each array, read the bytes
 #			stripe-read reads and the pattern stripe-write wrote,
-#			and found no mismatches in a check; fails listing every
-#			array that did not.
+#			and found no mismatches in a check and its bitmap
+#			up to date; fails listing every array that did not.
 #   md_check_detail NAME...  md's view of each array (sysfs and mdadm
 #			--detail) is the level, raid devices, chunk, layout
 #			and metadata version it was created with.
@@ -241,6 +241,8 @@ md_check() {
 			bad+=("$name: md's array is ${V[array_size]} bytes, stripe-create said $size")
 		[ "${V[resync_start]}" = none ] ||
 			bad+=("$name: md found it needing a resync from sector ${V[resync_start]} (not clean)")
+		[ "${V[bitmap_stale]}" = 0 ] ||
+			bad+=("$name: md found its write-intent bitmap out of date and resynced it all")
 		if [ "${V[level]}" = raid0 ]; then
 			[ "${V[mismatch_cnt]}" = n/a ] || bad+=("$name: mismatch_cnt ${V[mismatch_cnt]}")
 		else
