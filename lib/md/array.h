@@ -52,6 +52,7 @@ struct array {
 	int missing;                     /* roles without an in-sync holder */
 	enum array_state state;
 	bool dirty;                      /* resync needed (resync_offset not at the end) */
+	struct intent *intent;           /* its write-intent bitmap, once a writer loaded it */
 	/* Told of each page of a member that failed to read and that the
 	 * stripe engine rebuilt from the other members (byte offset on the
 	 * member); NULL: not told.  Called from the thread that reads. */
@@ -81,6 +82,11 @@ int array_redundancy(const struct geometry *g);
  * (clean = true: events + 1, in sync), as md does around writes, so an
  * interrupted run is seen as "needs resync" by md and by stripe. */
 int array_mark(struct array *a, bool clean, struct diag *d);
+
+/* The events count the next state change records: one up, or a failure
+ * naming the member when the count is at its limit and would wrap to 0
+ * (md would then take every member as stale). */
+int array_next_events(const struct array *a, uint64_t *events, struct diag *d);
 
 /* The device numbers md would run the array with: the members holding a
  * role (in sync or being rebuilt) and the spares given, into present (room

@@ -7,6 +7,7 @@
 
 #include "md/array.h"
 #include "md/badblocks.h"
+#include "md/intent.h"
 
 const char *member_state_name(enum member_state s)
 {
@@ -326,6 +327,7 @@ void array_close(struct array *a)
 {
 	int i;
 
+	intent_close(a);
 	for (i = 0; i < a->nmembers; i++) {
 		dev_close(&a->members[i].dev);
 		free(a->members[i].path);

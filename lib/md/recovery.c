@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "md/bitmap.h"
+#include "md/intent.h"
 #include "md/recovery.h"
 
 static const struct super_ops *ops(const struct array *a)
@@ -214,9 +215,12 @@ static void record_gone(struct array *a, struct rebuild_target *t, int n, bool s
 	}
 }
 
-static int write_member(struct member *m, uint64_t events, bool clean, uint64_t now, struct diag *d)
+/* With its bitmap first, as md writes them. */
+static int write_member(struct array *a, struct member *m, uint64_t events, uint64_t now, struct diag *d)
 {
-	super_set_state(&m->sb, events, clean, now);
+	super_set_state(&m->sb, events, !a->dirty, now);
+	if (intent_stamp(a, m, events, d) < 0)
+		return -1;
 	return super_write(&m->dev, &m->sb, d);
 }
 
@@ -236,7 +240,7 @@ static int update_survivors(struct array *a, struct rebuild_target *t, int n, ui
 			return diag_fail(d, "%s: opened read-only, cannot record the rebuild", m->path);
 		if (record)
 			record_roles(a, &m->sb, t, n);
-		if (write_member(m, events, !a->dirty, now, d) < 0)
+		if (write_member(a, m, events, now, d) < 0)
 			return -1;
 	}
 	return 0;
@@ -244,11 +248,11 @@ static int update_survivors(struct array *a, struct rebuild_target *t, int n, ui
 
 int recovery_begin(struct array *a, struct rebuild_target *t, int n, struct diag *d)
 {
-	uint64_t events = a->events + 1, now = (uint64_t)time(NULL);
+	uint64_t events = 0, now = (uint64_t)time(NULL);
 	bool tracks = ops(a)->tracks_recovery;
 	int i;
 
-	if (recovery_check(a, t, n, d) < 0)
+	if (recovery_check(a, t, n, d) < 0 || array_next_events(a, &events, d) < 0 || intent_open(a, d) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
 		if (build_target(a, t, n, &t[i], d) < 0)
@@ -261,7 +265,7 @@ int recovery_begin(struct array *a, struct rebuild_target *t, int n, struct diag
 	for (i = 0; i < n; i++) {
 		if (tracks)
 			record_roles(a, &t[i].m->sb, t, n);
-		if (copy_bitmap(a, &t[i], d) < 0 || write_member(t[i].m, events, !a->dirty, now, d) < 0)
+		if (copy_bitmap(a, &t[i], d) < 0 || write_member(a, t[i].m, events, now, d) < 0)
 			return -1;
 	}
 	if (update_survivors(a, t, n, events, tracks, d) < 0)
@@ -289,8 +293,11 @@ int recovery_checkpoint(struct array *a, struct rebuild_target *t, int n, uint64
 
 int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct diag *d)
 {
-	uint64_t events = a->events + 1, now = (uint64_t)time(NULL);
+	uint64_t events = 0, now = (uint64_t)time(NULL);
 	int i;
+
+	if (array_next_events(a, &events, d) < 0)
+		return -1;
 
 	for (i = 0; i < n; i++) {
 		struct md_super *sb = &t[i].m->sb;
@@ -309,8 +316,11 @@ int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct dia
 	 * 0.90's counters are recounted from the tables */
 	if (!ops(a)->tracks_recovery || roles_left_missing(a, t, n))
 		record_gone(a, t, n, true);
+	/* whole again: md's recovery leaves no bit set behind it */
+	if (!roles_left_missing(a, t, n) && !a->dirty)
+		intent_clear(a, events);
 	for (i = 0; i < n; i++)
-		if (write_member(t[i].m, events, !a->dirty, now, d) < 0)
+		if (write_member(a, t[i].m, events, now, d) < 0)
 			return -1;
 	if (update_survivors(a, t, n, events, false, d) < 0)
 		return -1;

@@ -7,6 +7,7 @@
 
 #include "raid/parity.h"
 #include "io/memberio.h"
+#include "md/intent.h"
 #include "raid/stripe.h"
 #include "raid/rows.h"
 #include "raid/window.h"
@@ -219,8 +220,12 @@ static int write_copies(struct stripe_engine *e, struct stripe_buffers *sb, uint
 			break;
 		}
 		len = (size_t)got;
+		/* raid1's member sectors are its array sectors, and raid10's
+		 * bitmap counts array sectors */
+		rc = intent_mark(e->a, off / 512, (off + len + 511) / 512 - off / 512, d);
 		/* written from where the input lies, never into */
-		rc = window_start(e, w, off, len, (uint8_t *)p, true, d);
+		if (rc == 0)
+			rc = window_start(e, w, off, len, (uint8_t *)p, true, d);
 		if (rc == 0)
 			rc = window_wait(e, w, d);
 		if (rc == 0)
@@ -346,11 +351,14 @@ static int fill_row(void *ctx, struct rows_piece *p, struct diag *d)
 	if (kept_beyond(r, p, lo, hi, d) < 0 || (got = take_row_input(r, p, lo, hi, d)) < 0)
 		return -1;
 	r->taken = lo + (uint64_t)got;
+	if (r->taken < hi && got == 0) {
+		r->w->to = p->row * chunk;
+		return 0;
+	}
+	/* the row is written once the batch is: its bit goes first */
+	if (intent_mark(r->a, p->row * r->a->geo.chunk_sectors, r->a->geo.chunk_sectors, d) < 0)
+		return -1;
 	if (r->taken < hi) {
-		if (got == 0) {
-			r->w->to = p->row * chunk;
-			return 0;
-		}
 		if (!r->read && read_kept(r, p, r->taken, rb + row_bytes_of(r->a), d) < 0)
 			return -1;
 		r->w->to = (p->row + 1) * chunk;

@@ -137,3 +137,37 @@ copy_set() {
 	cp "$FIX/$1"/member*.img "$BATS_TEST_TMPDIR/$1/"
 	in_role_order "$BATS_TEST_TMPDIR/$1"/member*.img
 }
+
+# bitmap_chunk BYTES MEMBER...: each 1.2 member's bitmap made to count
+# BYTES a bit, its first bits clear: more bits on small members than
+# mdadm's 64 MiB chunk gives.  The bitmap is at sector 16 (8 after the
+# superblock): its chunk size at byte 52, the bits from byte 256.
+bitmap_chunk() {
+	local b=$1 m
+	shift
+	for m in "$@"; do
+		printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((b & 255)) $((b >> 8 & 255)) \
+			$((b >> 16 & 255)) $((b >> 24 & 255)))" |
+			dd of="$m" bs=1 seek=$((8192 + 52)) conv=notrunc status=none
+		dd if=/dev/zero of="$m" bs=1 count=1 seek=$((8192 + 256)) conv=notrunc status=none
+	done
+}
+
+# killed_write FIFO OFFSET BYTES MEMBER...: stripe-write of BYTES random
+# bytes at OFFSET through the fifo FIFO, killed (SIGKILL) while it waits
+# for more input, as a crash in the middle of a write leaves an array.
+# (fd 7: bats keeps its own output on 3.)
+killed_write() {
+	local fifo=$1 off=$2 n=$3 pid
+	shift 3
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	stripe-write -q -i "$fifo" --offset "$off" "$@" &
+	pid=$!
+	exec 7> "$fifo"
+	head -c "$n" /dev/urandom >&7
+	sleep 1
+	kill -9 $pid
+	exec 7>&-
+	wait $pid || true
+}

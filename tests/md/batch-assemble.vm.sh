@@ -1,7 +1,7 @@
 # batch-assemble.vm.sh: runs inside the mdvm VM (busybox sh).  Assembles
 # many arrays in one boot, one after the other.
 #
-# Arguments: NAME:COUNT ...  The members are the partitions of the attached
+# Arguments: NAME:COUNT[:readd] ...  The members are the partitions of the attached
 # disks ($MDVM_DISKS, in order; partitions by number), in argument order:
 # the first COUNT partitions belong to the first NAME, and so on (the host
 # packs several members into one disk, batch.bash: a VM takes 25 disks).
@@ -19,13 +19,20 @@
 #      array_size=BYTES sha256=HEX mismatch_cnt=0 norun=1 members=in_sync,...
 #      d_level=raid5 d_raid_devices=4 d_chunk=64K d_layout=left-symmetric
 #      d_state=clean d_version=1.2 d_members=active_sync,active_sync,...
-#      rw_sync=idle bitmap_stale=0 bm_events=E bm_cleared=C bm_dirty=N secs=S
+#      rw_sync=idle bitmap_stale=0 readd=- md_syncs=data-check bm_events=E
+#      bm_cleared=C bm_dirty=N secs=S
 #
 # (on one line; "d_" are mdadm --detail's words, spaces as "_", ", " as
 # ","; "-" where --detail prints no such field; rw_sync: what md's
-# sync_action was once read-write, before the check; bitmap_stale: md
-# found the bitmap out of date; bm_*: mdadm -X of the first member after
-# the stop, "-" without a bitmap).  An array that does not
+# sync_action was once read-write, before the check; md_syncs: md's sync
+# passes (resync, recovery, data-check) as its log names them;
+# bitmap_stale: md found the bitmap out of date; bm_*: mdadm -X of the
+# first member after the stop, "-" without a bitmap).
+#
+# With ":readd" the array's last member is left out of the assembly, and
+# once the array runs read-write it is given back with mdadm --re-add and
+# md's recovery waited for (readd=0; 1 when mdadm refused), before the
+# sha256 and the check.  An array that does not
 # assemble gives "R: name=NAME assembled=0 rc=N" and its messages as
 # "D: NAME |..." lines.
 #
@@ -160,7 +167,10 @@ bitmap_words() {
 
 for spec in "$@"; do
 	name=${spec%%:*}
-	n=${spec##*:}
+	n=${spec#*:}
+	mode=${n#*:}
+	n=${n%%:*}
+	[ "$mode" = "$n" ] && mode=
 	devs=""
 	i=0
 	while [ $i -lt "$n" ]; do
@@ -171,6 +181,13 @@ for spec in "$@"; do
 		i=$((i + 1))
 	done
 	devs=${devs# }
+	# readd: the last member is left out of the assembly and given back
+	# with mdadm --re-add once the array runs
+	back=
+	if [ "$mode" = readd ]; then
+		back=${devs##* }
+		devs=${devs% *}
+	fi
 	md=/dev/md$k
 	sys=/sys/block/md$k/md
 	k=$((k + 1))
@@ -211,6 +228,14 @@ for spec in "$@"; do
 		echo "R: name=$name assembled=0 rc=$rc"
 		continue
 	fi
+	readd=-
+	if [ -n "$back" ]; then
+		mdadm --readwrite $md > /dev/null 2>&1
+		readd=0
+		mdadm --re-add $md "$back" > /tmp/readd 2>&1 || { readd=1; sed "s/^/D: $name |re-add: /" /tmp/readd; }
+		sleep 0.1
+		idle
+	fi
 	# "none" unless the superblocks asked md to resync (a dirty array),
 	# which would rewrite parity before the check could see it
 	get $sys/resync_start
@@ -230,6 +255,16 @@ for spec in "$@"; do
 		get $sys/sync_action
 		rwsync=$v
 		[ "$v" = idle ] || echo "D: $name |sync_action once read-write: $v"
+		# a dirty array is resynced once read-write, but md's thread
+		# may start it only after a check was asked for, which would
+		# then run first: wait for the resync to be done
+		t=0
+		get $sys/resync_start
+		while [ "$resync" != none ] && [ "$v" != none ] && [ $t -lt 600 ]; do
+			sleep 0.1
+			t=$((t + 1))
+			get $sys/resync_start
+		done
 		check
 		;;
 	esac
@@ -255,7 +290,10 @@ for spec in "$@"; do
 	# holds once md is done with it
 	stale=0
 	dmesg | grep -q "bitmap file is out of date" && stale=1
-	line="$line rw_sync=$rwsync bitmap_stale=$stale"
+	# md's own sync passes over the array, in order ("-" for none)
+	syncs=$(dmesg | sed -n 's/.*md: \([a-z-]*\) of RAID array.*/\1/p' | tr '\n' ',')
+	syncs=${syncs%,}
+	line="$line rw_sync=$rwsync bitmap_stale=$stale readd=$readd md_syncs=${syncs:--}"
 	mdadm --stop $md > /tmp/stop 2>&1 || sed "s/^/D: $name |stop: /" /tmp/stop
 	line="$line $(bitmap_words "${devs%% *}")"
 	now

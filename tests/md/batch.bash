@@ -16,6 +16,9 @@
 #			in VMs of up to $MD_BATCH_DISKS disks, each holding
 #			four members as partitions (pack.bash); the VMs'
 #			lines end up in $ARRAYS/results.txt.
+#   batch_readd NAME	before batch_add: md assembles it without its last
+#			member, then re-adds that member and waits for
+#			its recovery.
 #   md_check NAME...	asserts md assembled each array, read the bytes
 #			stripe-read reads and the pattern stripe-write wrote,
 #			and found no mismatches in a check and its bitmap
@@ -107,6 +110,14 @@ batch_start() {
 	rm -rf "$VMOUT"
 	mkdir -p "$VMOUT"
 	B_NUM=0 B_USED=0 B_JOBS=0 B_ARGS=() B_MEMBERS=()
+	declare -gA B_MODE=()
+}
+
+# batch_readd NAME: md assembles the array without its last member and
+# then re-adds that member (batch-assemble.vm.sh's ":readd"); before
+# batch_add NAME.
+batch_readd() {
+	B_MODE[$1]=readd
 }
 
 batch_add() {
@@ -115,7 +126,7 @@ batch_add() {
 		[ -e "$ARRAYS/$name/error" ] && continue
 		mapfile -t members < "$ARRAYS/$name/members"
 		[ $((B_USED + ${#members[@]})) -le $((MD_BATCH_DISKS * PACK_MEMBERS)) ] || _batch_launch
-		B_ARGS+=("$name:${#members[@]}")
+		B_ARGS+=("$name:${#members[@]}${B_MODE[$name]:+:${B_MODE[$name]}}")
 		B_MEMBERS+=("${members[@]}")
 		B_USED=$((B_USED + ${#members[@]}))
 	done
