@@ -130,9 +130,11 @@ static void act(struct array *a, unsigned action)
 		(void)check_array(a, &co, &cr, &d);
 		break;
 	case WRITE:
-		if (where < bytes)
-			(void)stripe_write(a, where, bytes - where < 12288 ? bytes - where : 12288, pattern,
-					   &fillbyte, &written, &d);
+		/* marked around as stripe-write marks it, so the bitmap is kept */
+		if (where < bytes && array_mark(a, false, &d) == 0 &&
+		    stripe_write(a, where, bytes - where < 12288 ? bytes - where : 12288, pattern,
+				 &fillbyte, &written, &d) == 0)
+			(void)array_mark(a, true, &d);
 		break;
 	case REBUILD:
 		rebuild(a);
