@@ -3,6 +3,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load badblocks-helpers
 
 setup_file() {
 	fixtures_ready
@@ -201,31 +202,6 @@ zeroed_like() {
 	stripe-read $(members r6-5d-64k-ls-1.2) > /dev/null
 	after=$(sha $(members r6-5d-64k-ls-1.2))
 	[ "$before" = "$after" ]
-}
-
-# logged SET N SECTOR: member N of a copy of SET (a 1.x set) logs 8 sectors
-# from SECTOR as bad in its bad-block log, as md records a failed write,
-# and holds garbage there; the copy's members are in M.  Run again on M's
-# member (logged_again N SECTOR), it logs a second range after the first.
-logged() {
-	M=($(copy_set "$1"))
-	log_entry "${M[$2]}" 0 "$3"
-}
-
-logged_again() {
-	log_entry "${M[$1]}" 1 "$2"
-}
-
-log_entry() {
-	local file=$1 slot=$2 e=$(($3 << 10 | 8)) i bytes="" log
-	log=$((8 + $(od -An -td4 -j $((4096 + 188)) -N4 "$file")))
-	for ((i = 0; i < 8; i++)); do bytes+=$(printf '\\x%02x' $(((e >> (8 * i)) & 255))); done
-	printf "$bytes" | dd of="$file" bs=1 seek=$((log * 512 + 8 * slot)) conv=notrunc status=none
-	# the rest of the log all-ones filler, as md leaves it
-	head -c $((8 * (511 - slot))) /dev/zero | tr '\0' '\377' |
-		dd of="$file" bs=1 seek=$((log * 512 + 8 * slot + 8)) conv=notrunc status=none
-	"$TTOOLS/sb-patch" "$file" 8 4 $(($(od -An -tu4 -j $((4096 + 8)) -N4 "$file") | 8))
-	head -c 4096 /dev/urandom | dd of="$file" bs=512 seek="$3" conv=notrunc status=none
 }
 
 @test "read serves a range in a member's bad-block log from the other members, as md does, and names it" {
