@@ -32,6 +32,7 @@ struct checker {
 	uint8_t *zero, *sp, *sq;     /* a zero unit, computed P, computed Q */
 	bool marked;                 /* array marked dirty for repair writes */
 	bool was_clean;
+	uint64_t unsettled;          /* units neither verified nor rebuilt: no redundancy left */
 	/* per role: device sectors rewritten that its bad-block log names, in
 	 * order, to be taken out of the log once the walk is over (the
 	 * readers of the walk consult the log meanwhile) */
@@ -294,8 +295,10 @@ static int check_parity_unit(struct checker *c, const struct stripe_map *m, uint
 				u.verdict = UNIT_UNREADABLE;
 				if (c->o->repair && rewrite_lost(c, m, &u, d) < 0)
 					return -1;
+				c->unsettled += !u.repaired;
 				return c->o->report ? c->o->report(c->o->ctx, &u) : 0;
 			}
+		c->unsettled++;
 		return 0;
 	}
 	pbad = lost_role != m->pd && memcmp(p, c->sp, CHECK_UNIT) != 0;
@@ -411,6 +414,9 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 		}
 		if (good < 2)
 			c->r->unverified++;
+		/* a repair makes one good copy two or more */
+		if (good < 2 && !(c->o->repair && good && unread))
+			c->unsettled++;
 		/* a read error is news even where the copies left agree */
 		if (!differ && good && !unread)
 			continue;
@@ -586,11 +592,12 @@ int check_array(struct array *a, const struct check_options *o, struct check_res
 	if (clear_logs(&c, rc == 0 ? d : &(struct diag){ "" }) < 0)
 		rc = -1;
 	/* a repair of the whole array leaves it consistent, as md's resync
-	 * does: clean, also where it needed a resync before; a repair of a
-	 * part leaves the state as it found it */
+	 * does: clean, also where it needed a resync before, unless units
+	 * were left with no redundancy to make them so (a degraded array);
+	 * a repair of a part leaves the state as it found it */
 	if (rc == 0 && c.marked && c.was_clean)
 		rc = array_mark(a, true, d);
-	else if (rc == 0 && o->repair && off == 0 && len == size && (c.marked || a->dirty))
+	else if (rc == 0 && o->repair && off == 0 && len == size && !c.unsettled && (c.marked || a->dirty))
 		rc = array_mark(a, true, d);
 	checker_free(&c);
 	return rc;

@@ -315,6 +315,15 @@ dirty() {
 	[ "$(jq -r .array.needs_resync <<<"$output")" = true ] || fail "$output"
 }
 
+@test "a full repair of a degraded raid5 that needed a resync leaves it needing one" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	dirty
+	run stripe-check --repair --progress none "${M[0]}" "${M[1]}" "${M[3]}"
+	assert_success
+	run stripe-examine --json "${M[0]}" "${M[1]}" "${M[3]}"
+	[ "$(jq -r .array.needs_resync <<<"$output")" = true ] || fail "$output"
+}
+
 @test "a full repair of a clean array that finds nothing writes nothing" {
 	M=($(copy_set r5-4d-64k-ls-1.2))
 	before=$(sha "${M[@]}")
