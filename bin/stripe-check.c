@@ -29,7 +29,11 @@ static void usage(FILE *out)
 		"Options:\n"
 		"      --offset N          check from array byte N (K, M, G, T suffixes)\n"
 		"      --length N          check N bytes (default: to the end)\n"
-		"      --repair            mend what is found, as md's repair does\n"
+		"      --repair            mend what is found, as md's repair does: parity,\n"
+		"                          copies, and blocks that fail to read or that a\n"
+		"                          member's bad-block log names, rewritten from\n"
+		"                          redundancy (their log entries cleared); a repair\n"
+		"                          of the whole array leaves it clean\n"
 		"      --prefer ROLE       RAID1/10 repair: copy from this role's member\n"
 		"      --json              one JSON document with a record per unit\n"
 		"      --files             on ext2/3/4: name the file, directory or metadata\n"
@@ -60,7 +64,7 @@ struct hit {
 
 struct run {
 	struct json j;
-	bool json, quiet, verbose, files;
+	bool json, quiet, verbose, files, repair;
 	struct progress prog;
 	struct hit *hits;
 	size_t nhits, caphits;
@@ -84,7 +88,7 @@ static void print_block(const struct unit_block *b)
 		printf(" [read error]");
 }
 
-static void print_unit(const struct check_unit *u, bool verbose)
+static void print_unit(const struct check_unit *u, bool verbose, bool repair)
 {
 	int i;
 
@@ -114,7 +118,8 @@ static void print_unit(const struct check_unit *u, bool verbose)
 		printf("parity mismatch, member at fault unknown; ");
 		print_block(&u->blocks[u->nblocks - (u->blocks[u->nblocks - 1].kind == BLOCK_Q ? 2 : 1)]);
 	}
-	printf("%s\n", u->repaired ? " [repaired]" : "");
+	printf("%s\n", u->repaired ? " [repaired]"
+		: repair && u->verdict == UNIT_UNREADABLE ? " [unrepairable: no redundancy left]" : "");
 	for (i = 0; verbose && u->blocks[0].kind != BLOCK_COPY && i < u->nblocks; i++) {
 		printf("    ");
 		print_block(&u->blocks[i]);
@@ -285,7 +290,7 @@ static int on_unit(void *ctx, const struct check_unit *u)
 	if (r->files)
 		collect(r, u);
 	if (!r->quiet)
-		print_unit(u, r->verbose);
+		print_unit(u, r->verbose, r->repair);
 	return 0;
 }
 
@@ -386,6 +391,9 @@ static void print_summary(const struct array *a, const struct check_result *res,
 	if (o->repair)
 		printf(", %llu repaired", (unsigned long long)res->repaired);
 	printf("\n");
+	if (res->rewritten)
+		printf("%llu unreadable blocks of 4 KiB rewritten from redundancy, %llu bad-block log entries cleared\n",
+		       (unsigned long long)res->rewritten, (unsigned long long)res->log_cleared);
 	if (res->unverified)
 		printf("%llu units could not be verified: %s\n", (unsigned long long)res->unverified,
 		       a->missing ? "members are missing, no redundancy left to compare" : "read errors");
@@ -455,6 +463,7 @@ int main(int argc, char **argv)
 	given.say = run.quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT;
 	if (cli_open_array(&a, &given) < 0)
 		return EXIT_ERROR;
+	run.repair = o.repair;
 	o.report = on_unit;
 	o.progress = on_progress;
 	o.ctx = &run;
@@ -485,6 +494,8 @@ int main(int argc, char **argv)
 		json_uint(&run.j, "repaired", res.repaired);
 		json_uint(&run.j, "unverified", res.unverified);
 		json_uint(&run.j, "read_errors", res.read_errors);
+		json_uint(&run.j, "rewritten", res.rewritten);
+		json_uint(&run.j, "log_entries_cleared", res.log_cleared);
 		json_close(&run.j);
 		if (rc < 0)
 			json_str(&run.j, "error", d.msg);

@@ -37,9 +37,13 @@ static void usage(FILE *out)
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
+		"A range a member's bad-block log names is read as a read error. Where no\n"
+		"redundancy is left to rebuild a range that failed to read, it is written as\n"
+		"zeroes and named by its array bytes on standard error, and the read goes on.\n"
+		"\n"
 		"Exit status: 0 success, 1 success, but members failed reads that were\n"
-		"rebuilt from the others (each is named), 2 error (nothing is written when\n"
-		"the array cannot be read). See stripe-read(1).\n");
+		"rebuilt from the others, or ranges read as zeroes (each is named), 2 error\n"
+		"(nothing is written when the array cannot be read). See stripe-read(1).\n");
 }
 
 struct out {
@@ -96,6 +100,34 @@ static void note_mended(void *ctx, const struct member *m, uint64_t offset, size
 	md->bytes += len;
 }
 
+/* Array bytes no member could give, read as zeroes: a line per run of
+ * them. */
+struct lost {
+	uint64_t start, len;         /* the run not yet said */
+	uint64_t bytes;              /* in all */
+};
+
+static void say_lost(struct lost *l)
+{
+	if (l->len)
+		fprintf(stderr, TOOL ": array bytes %llu-%llu (%llu bytes): unreadable, and no redundancy left to "
+			"rebuild them; read as zeroes\n", (unsigned long long)l->start,
+			(unsigned long long)(l->start + l->len - 1), (unsigned long long)l->len);
+	l->len = 0;
+}
+
+static void note_lost(void *ctx, uint64_t offset, size_t len)
+{
+	struct lost *l = ctx;
+
+	if (l->len && offset != l->start + l->len)
+		say_lost(l);
+	if (!l->len)
+		l->start = offset;
+	l->len += len;
+	l->bytes += len;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -115,6 +147,7 @@ int main(int argc, char **argv)
 	struct out o = { .fd = STDOUT_FILENO, .name = "standard output" };
 	const char *output = NULL;
 	struct mended mended = { 0 };
+	struct lost lost = { 0 };
 	int c, quiet = 0, verbose = 0, rc;
 	struct array a;
 	struct diag d;
@@ -176,8 +209,11 @@ int main(int argc, char **argv)
 	mended.quiet = quiet && !verbose;
 	a.read_mended = note_mended;
 	a.read_mended_ctx = &mended;
+	a.read_lost = note_lost;
+	a.read_lost_ctx = &lost;
 	rc = stripe_read(&a, off, len, write_out, &o, &d);
 	say_mended(&mended);
+	say_lost(&lost);
 	if (rc < 0)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 	if (output && close(o.fd) < 0 && rc == 0) {
@@ -185,5 +221,5 @@ int main(int argc, char **argv)
 		rc = -1;
 	}
 	array_close(&a);
-	return rc < 0 ? EXIT_ERROR : mended.bytes ? EXIT_PROBLEM : EXIT_OK;
+	return rc < 0 ? EXIT_ERROR : mended.bytes || lost.bytes ? EXIT_PROBLEM : EXIT_OK;
 }

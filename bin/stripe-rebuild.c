@@ -31,7 +31,9 @@ static void usage(FILE *out)
 		"recovery does: RAID1/10 from copies, RAID4/5 one member, RAID6 any two.\n"
 		"Progress is recorded in the new members' superblocks (recovery_offset) every\n"
 		"second; running the same command again after an interruption continues\n"
-		"from there. Survivors' data areas are only read.\n"
+		"from there. Survivors' data areas are only read, but for what their\n"
+		"bad-block logs name: that is had from redundancy where there is some,\n"
+		"rewritten on the survivor and cleared from its log, as md does.\n"
 		"\n"
 		"Replacements:\n"
 		"      --replace ROLE=PATH  rebuild ROLE onto PATH (a device or image file; a\n"
@@ -600,6 +602,8 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 		json_uint(&r->j, "unrecoverable_bytes", res->unrecoverable);
 		json_uint(&r->j, "disagree_units", res->disagree);
 		json_uint(&r->j, "read_errors", res->read_errors);
+		json_uint(&r->j, "rewritten_bytes", res->rewritten);
+		json_uint(&r->j, "log_entries_cleared", res->log_cleared);
 		json_uint(&r->j, "checkpoints", (unsigned)res->checkpoints);
 		json_close(&r->j);
 		if (rc < 0)
@@ -616,6 +620,9 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 	printf("unrecoverable: %llu bytes; survivors disagreeing with P/Q: %llu units; read errors: %llu\n",
 	       (unsigned long long)res->unrecoverable, (unsigned long long)res->disagree,
 	       (unsigned long long)res->read_errors);
+	if (res->rewritten)
+		printf("survivors' bad-block logs: %llu bytes rewritten from redundancy, %llu entries cleared\n",
+		       (unsigned long long)res->rewritten, (unsigned long long)res->log_cleared);
 }
 
 static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, int n)

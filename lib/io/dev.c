@@ -165,6 +165,44 @@ bool dev_read_faults(const struct dev *dv, uint64_t off, size_t len)
 	return touches(dv->faults, dv->nfaults, off, len) || touches(dv->logged, dv->nlogged, off, len);
 }
 
+bool dev_logged(const struct dev *dv, uint64_t off, size_t len)
+{
+	return touches(dv->logged, dv->nlogged, off, len);
+}
+
+int dev_unlog(struct dev *dv, uint64_t off, uint64_t len, struct diag *d)
+{
+	struct dev_range *r = dv->logged, *grown;
+	uint64_t end = off + len;
+	int i, n = dv->nlogged;
+
+	for (i = 0; i < n; i++) {
+		uint64_t s = r[i].off, e = s + r[i].len;
+
+		if (e <= off || s >= end)
+			continue;
+		if (s < off && e > end) {
+			if (!(grown = realloc(r, (size_t)(n + 1) * sizeof(*r))))
+				return diag_fail(d, "%s: out of memory for its bad-block log ranges", dv->path);
+			dv->logged = r = grown;
+			memmove(&r[i + 2], &r[i + 1], (size_t)(n - i - 1) * sizeof(*r));
+			r[i] = (struct dev_range){ s, off - s };
+			r[i + 1] = (struct dev_range){ end, e - end };
+			dv->nlogged = ++n;
+			i++;
+		} else if (s < off) {
+			r[i].len = off - s;
+		} else if (e > end) {
+			r[i] = (struct dev_range){ end, e - end };
+		} else {
+			memmove(&r[i], &r[i + 1], (size_t)(n - i - 1) * sizeof(*r));
+			dv->nlogged = --n;
+			i--;
+		}
+	}
+	return 0;
+}
+
 int dev_set_logged(struct dev *dv, const struct dev_range *r, int n, struct diag *d)
 {
 	struct dev_range *copy = n ? malloc((size_t)n * sizeof(*copy)) : NULL;

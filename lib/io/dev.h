@@ -46,6 +46,14 @@ struct dev {
  * the data comes from redundancy.  A copy is kept until dev_close. */
 int dev_set_logged(struct dev *dv, const struct dev_range *r, int n, struct diag *d);
 
+/* Whether [off, off + len) touches a range the bad-block log names. */
+bool dev_logged(const struct dev *dv, uint64_t off, size_t len);
+
+/* [off, off + len) no longer unreadable for the log's sake: rewritten, and
+ * taken out of the log.  A range it splits in two needs room for one
+ * more; -1 when there is none. */
+int dev_unlog(struct dev *dv, uint64_t off, uint64_t len, struct diag *d);
+
 /* STRIPE_FAULT_READ="FILE:OFFSET:LENGTH[,FILE:OFFSET:LENGTH...]": reads of a
  * member whose path ends in FILE that touch [OFFSET, OFFSET+LENGTH) fail with
  * EIO.  A test hook; unset in normal use. */

@@ -58,6 +58,12 @@ struct array {
 	 * member); NULL: not told.  Called from the thread that reads. */
 	void (*read_mended)(void *ctx, const struct member *m, uint64_t offset, size_t len);
 	void *read_mended_ctx;
+	/* Told of array bytes [offset, offset + len) that a read found no
+	 * member to give, unreadable where no redundancy is left: they read
+	 * as zeroes and the read goes on, as it does past what stripe-rebuild
+	 * logged unrecoverable.  NULL: such a read fails, naming the member. */
+	void (*read_lost)(void *ctx, uint64_t offset, size_t len);
+	void *read_lost_ctx;
 };
 
 /* Opens every path, reads superblocks and assembles as md would.  Members

@@ -86,15 +86,17 @@ void badblocks_free(struct badblocks *bb)
 	bb->count = 0;
 }
 
-/* Fills the log's bytes with the ranges, each cut into entries of at most
- * BBLOG_MAX_LEN sectors; -1 when they need more than cap entries. */
-static int encode_ranges(uint8_t *buf, size_t cap, const struct bad_range *bad, int nbad)
+/* Fills the log's bytes with the ranges, in units of 1 << shift sectors
+ * (each range widened to whole units), each cut into entries of at most
+ * BBLOG_MAX_LEN units; -1 when they need more than cap entries. */
+static int encode_ranges(uint8_t *buf, size_t cap, const struct bad_range *bad, int nbad, unsigned shift)
 {
+	uint64_t unit = (uint64_t)1 << shift;
 	size_t k = 0;
 	int i;
 
 	for (i = 0; i < nbad; i++) {
-		uint64_t s = bad[i].start, left = bad[i].len;
+		uint64_t s = bad[i].start >> shift, left = (bad[i].start + bad[i].len + unit - 1) / unit - s;
 
 		while (left && k < cap) {
 			uint64_t len = left < BBLOG_MAX_LEN ? left : BBLOG_MAX_LEN;
@@ -109,33 +111,95 @@ static int encode_ranges(uint8_t *buf, size_t cap, const struct bad_range *bad, 
 	return 0;
 }
 
-int badblocks_write(struct dev *dv, struct md_super *sb, const struct bad_range *bad, int nbad,
-		    struct diag *d)
+/* The log's bytes for the ranges, written where the log lies. */
+static int write_log(struct dev *dv, const struct md_super *sb, const struct bad_range *bad, int nbad,
+		     struct diag *d)
 {
-	struct sb1 *r = &sb->raw.v1;
+	const struct sb1 *r = &sb->raw.v1;
 	size_t bytes = (size_t)r->bblog_size * 512;
 	uint64_t at;
 	uint8_t *buf;
 	int rc;
+
+	if (log_place(dv, sb, &at, d) < 0)
+		return -1;
+	if (!(buf = dev_alloc(bytes)))
+		return diag_fail(d, "%s: out of memory (%zu bytes) for its bad-block log", dv->path, bytes);
+	memset(buf, 0xff, bytes);
+	if (encode_ranges(buf, bytes / 8, bad, nbad, r->bblog_shift) < 0) {
+		free(buf);
+		return diag_fail(d, "%s: the bad-block log holds %zu entries, too few for the unrecoverable ranges",
+				 dv->path, bytes / 8);
+	}
+	rc = dev_write(dv, buf, bytes, at * 512, d);
+	free(buf);
+	return rc;
+}
+
+int badblocks_write(struct dev *dv, struct md_super *sb, const struct bad_range *bad, int nbad,
+		    struct diag *d)
+{
+	struct sb1 *r = &sb->raw.v1;
 
 	if (!nbad || sb->major != 1)
 		return 0;
 	if (!r->bblog_size || !r->bblog_offset)
 		return diag_fail(d, "%s: %d unrecoverable ranges, and the superblock has no bad-block log to record them",
 				 dv->path, nbad);
-	if (log_place(dv, sb, &at, d) < 0)
+	if (write_log(dv, sb, bad, nbad, d) < 0)
 		return -1;
-	at *= 512;
-	if (!(buf = dev_alloc(bytes)))
-		return diag_fail(d, "%s: out of memory (%zu bytes) for its bad-block log", dv->path, bytes);
-	memset(buf, 0xff, bytes);
-	if (encode_ranges(buf, bytes / 8, bad, nbad) < 0) {
-		free(buf);
-		return diag_fail(d, "%s: the bad-block log holds %zu entries, too few for the unrecoverable ranges",
-				 dv->path, bytes / 8);
-	}
-	rc = dev_write(dv, buf, bytes, at, d);
-	free(buf);
 	r->feature_map |= SB1_FEAT_BAD_BLOCKS;
+	return 0;
+}
+
+/* The part of [s, e) left after every range of done, appended to out
+ * (*n of them); done is in order. */
+static void subtract_one(uint64_t s, uint64_t e, const struct bad_range *done, int ndone,
+			 struct bad_range *out, int *n)
+{
+	int i;
+
+	for (i = 0; i < ndone && s < e; i++) {
+		uint64_t ds = done[i].start, de = ds + done[i].len;
+
+		if (de <= s || ds >= e)
+			continue;
+		if (ds > s)
+			out[(*n)++] = (struct bad_range){ s, ds - s };
+		s = de;
+	}
+	if (s < e)
+		out[(*n)++] = (struct bad_range){ s, e - s };
+}
+
+int badblocks_clear(struct dev *dv, struct md_super *sb, const struct bad_range *done, int ndone,
+		    int *cleared, struct diag *d)
+{
+	struct bad_range *left;
+	struct badblocks bb;
+	int rc, i, n = 0;
+
+	*cleared = 0;
+	if ((rc = badblocks_read(dv, sb, &bb, d)) != 0)
+		return rc < 0 ? -1 : 0;
+	/* each range of done splits an entry in two at most */
+	left = calloc((size_t)bb.count + (size_t)ndone + 1, sizeof(*left));
+	if (!left) {
+		badblocks_free(&bb);
+		return diag_fail(d, "%s: out of memory for the bad-block log", dv->path);
+	}
+	for (i = 0; i < bb.count; i++) {
+		int before = n;
+
+		if (!bb.ranges[i].len)
+			continue;            /* names nothing: no entry to clear */
+
+		subtract_one(bb.ranges[i].start, bb.ranges[i].start + bb.ranges[i].len, done, ndone, left, &n);
+		if (n != before + 1 || left[before].len != bb.ranges[i].len)
+			(*cleared)++;
+	}
+	rc = *cleared ? write_log(dv, sb, left, n, d) : 0;
+	free(left);
+	badblocks_free(&bb);
 	return rc;
 }

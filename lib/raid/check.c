@@ -8,6 +8,7 @@
 #include "raid/parity.h"
 #include "raid/rows.h"
 #include "io/memberio.h"
+#include "md/badblocks.h"
 
 #define MD_RESYNC_SECTORS 128        /* raid1/10 count mismatches per 64 KiB resync block */
 
@@ -31,6 +32,14 @@ struct checker {
 	uint8_t *zero, *sp, *sq;     /* a zero unit, computed P, computed Q */
 	bool marked;                 /* array marked dirty for repair writes */
 	bool was_clean;
+	uint64_t unsettled;          /* units neither verified nor rebuilt: no redundancy left */
+	/* per role: device sectors rewritten that its bad-block log names, in
+	 * order, to be taken out of the log once the walk is over (the
+	 * readers of the walk consult the log meanwhile) */
+	struct rewritten {
+		struct bad_range *r;
+		int n, cap;
+	} unlog[ST_MAX_DISKS];
 };
 
 /* page counts units from the start of the chunk; the piece may start
@@ -133,6 +142,65 @@ static int write_unit(struct checker *c, int role, uint64_t row, unsigned page, 
 			 m->sb.data_offset * 512 + row * c->chunk + (uint64_t)page * CHECK_UNIT, d);
 }
 
+/* Keeps a rewritten block of role for the end of the walk, where its
+ * bad-block log names it. */
+static int note_rewritten(struct checker *c, int role, uint64_t member_offset, struct diag *d)
+{
+	struct rewritten *w = &c->unlog[role];
+	uint64_t start = member_offset / 512, len = CHECK_UNIT / 512;
+	struct bad_range *grown;
+
+	c->r->rewritten++;
+	if (!dev_logged(&c->a->role[role]->dev, member_offset, CHECK_UNIT))
+		return 0;
+	if (w->n && w->r[w->n - 1].start + w->r[w->n - 1].len == start) {
+		w->r[w->n - 1].len += len;
+		return 0;
+	}
+	if (w->n == w->cap) {
+		int cap = w->cap ? 2 * w->cap : 16;
+
+		if (!(grown = realloc(w->r, (size_t)cap * sizeof(*grown))))
+			return diag_fail(d, "%s: out of memory for the rewritten blocks of its bad-block log",
+					 c->a->role[role]->path);
+		w->r = grown;
+		w->cap = cap;
+	}
+	w->r[w->n++] = (struct bad_range){ start, len };
+	return 0;
+}
+
+/* Repair of a parity unit with blocks that failed to read (in the
+ * bad-block log, or a read error): each is rebuilt from the rest of its
+ * row and written back, as md's "read error corrected" does.  Nothing is
+ * written where the row has lost more than the level rebuilds. */
+static int rewrite_lost(struct checker *c, const struct stripe_map *m, struct check_unit *u, struct diag *d)
+{
+	int q = m->qd >= 0, missing[ST_MAX_DISKS], nmiss = 0, nd, i, idx;
+	size_t at = (size_t)u->page * CHECK_UNIT - c->piece->at;
+	void *blocks[ST_MAX_DISKS + 2];
+
+	for (i = 0; i < c->a->geo.raid_disks; i++)
+		if (unit_lost(c, i, u->page) && (idx = layout_block_index(m, i, q)) >= 0 && nmiss < ST_MAX_DISKS)
+			missing[nmiss++] = idx;
+	if (nmiss > (q ? 2 : 1))
+		return 0;
+	nd = layout_row_blocks(m, c->piece->block, at, c->zero, blocks);
+	if (parity_recover(nd, q, CHECK_UNIT, blocks, missing, nmiss) < 0)
+		return 0;
+	for (i = 0; i < u->nblocks; i++) {
+		const struct unit_block *b = &u->blocks[i];
+
+		if (!b->unreadable)
+			continue;
+		if (write_unit(c, b->role, u->row, u->page, unit_at(c, b->role, u->page), d) < 0 ||
+		    note_rewritten(c, b->role, b->member_offset, d) < 0)
+			return -1;
+	}
+	u->repaired = true;
+	return 0;
+}
+
 /* Mends a unit the way md's repair does: RAID5 rewrites P; RAID6 fixes
  * the block the syndrome names, or regenerates P and Q. */
 static int repair_parity_unit(struct checker *c, const struct stripe_map *m, uint64_t row,
@@ -225,19 +293,25 @@ static int check_parity_unit(struct checker *c, const struct stripe_map *m, uint
 		for (int i = 0; i < u.nblocks; i++)
 			if (u.blocks[i].unreadable) {
 				u.verdict = UNIT_UNREADABLE;
+				if (c->o->repair && rewrite_lost(c, m, &u, d) < 0)
+					return -1;
+				c->unsettled += !u.repaired;
 				return c->o->report ? c->o->report(c->o->ctx, &u) : 0;
 			}
+		c->unsettled++;
 		return 0;
 	}
 	pbad = lost_role != m->pd && memcmp(p, c->sp, CHECK_UNIT) != 0;
 	qbad = q && lost_role != m->qd && memcmp(q, c->sq, CHECK_UNIT) != 0;
 	if (!pbad && !qbad) {
 		/* A read error is news even where what is left agrees. */
-		if (lost_role < 0 || !c->a->role[lost_role] || !c->o->report)
+		if (lost_role < 0 || !c->a->role[lost_role])
 			return 0;
 		describe_row_unit(c, m, row, page, &u);
 		u.verdict = UNIT_READ_ERROR;
-		return c->o->report(c->o->ctx, &u);
+		if (c->o->repair && rewrite_lost(c, m, &u, d) < 0)
+			return -1;
+		return c->o->report ? c->o->report(c->o->ctx, &u) : 0;
 	}
 	if (q && lost == 0)
 		culprit = raid6_culprit(m, p, q, c->sp, c->sq);
@@ -320,14 +394,18 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 		c->r->read_errors += io.dev ? io.bad_pages : 0;
 	}
 	for (u = 0; rc == 0 && u < len / CHECK_UNIT; u++) {
-		int first = -1, src, good = 0;
+		int first = -1, src, good = 0, unread = 0;
 		bool differ = false;
 		struct check_unit cu;
 
 		c->r->units++;
 		for (i = 0; i < n; i++) {
-			if (!c->a->role[cp[i].role] || copy_bad(c, i, u))
+			if (!c->a->role[cp[i].role])
 				continue;
+			if (copy_bad(c, i, u)) {
+				unread++;
+				continue;
+			}
 			good++;
 			if (first < 0)
 				first = i;
@@ -336,13 +414,17 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 		}
 		if (good < 2)
 			c->r->unverified++;
-		if (!differ && good)
+		/* a repair makes one good copy two or more */
+		if (good < 2 && !(c->o->repair && good && unread))
+			c->unsettled++;
+		/* a read error is news even where the copies left agree */
+		if (!differ && good && !unread)
 			continue;
 		memset(&cu, 0, sizeof(cu));
 		cu.row = at / (c->chunk ? c->chunk : 1);
 		cu.page = (unsigned)u;
 		cu.culprit = -1;
-		cu.verdict = good ? UNIT_MISMATCH : UNIT_UNREADABLE;
+		cu.verdict = !good ? UNIT_UNREADABLE : differ ? UNIT_MISMATCH : UNIT_READ_ERROR;
 		for (i = 0; i < n; i++) {
 			struct member *m = c->a->role[cp[i].role];
 
@@ -359,29 +441,32 @@ static int check_copies_run(struct checker *c, uint64_t at, uint64_t len, uint64
 			if (window != *last_window)
 				c->r->mismatch_sectors += MD_RESYNC_SECTORS;
 			*last_window = window;
-			src = first;
-			for (i = 0; i < n; i++)
-				if (cp[i].role == c->o->prefer_role && c->a->role[cp[i].role] && !copy_bad(c, i, u))
-					src = i;
-			for (i = 0; c->o->repair && rc == 0 && i < n; i++) {
-				struct member *m = c->a->role[cp[i].role];
+		}
+		src = first;
+		for (i = 0; differ && i < n; i++)
+			if (cp[i].role == c->o->prefer_role && c->a->role[cp[i].role] && !copy_bad(c, i, u))
+				src = i;
+		/* repair: every other present copy from src, where they differ;
+		 * an unreadable one is rewritten as md's "read error corrected" */
+		for (i = 0; c->o->repair && good && rc == 0 && i < n; i++) {
+			struct member *m = c->a->role[cp[i].role];
 
-				if (i == src || !m)
-					continue;
-				if (!c->marked) {
-					c->was_clean = !c->a->dirty;
-					rc = array_mark(c->a, false, d);
-					c->marked = true;
-				}
-				if (rc == 0)
-					rc = dev_write(&m->dev, buf[src] + u * CHECK_UNIT, CHECK_UNIT,
-						       cu.blocks[i].member_offset, d);
+			if (i == src || !m || (!differ && !copy_bad(c, i, u)))
+				continue;
+			if (!c->marked) {
+				c->was_clean = !c->a->dirty;
+				rc = array_mark(c->a, false, d);
+				c->marked = true;
 			}
-			if (c->o->repair && rc == 0) {
-				cu.repaired = true;
-				cu.culprit = -1;
-				c->r->repaired++;
-			}
+			if (rc == 0)
+				rc = dev_write(&m->dev, buf[src] + u * CHECK_UNIT, CHECK_UNIT,
+					       cu.blocks[i].member_offset, d);
+			if (rc == 0 && copy_bad(c, i, u))
+				rc = note_rewritten(c, cp[i].role, cu.blocks[i].member_offset, d);
+		}
+		if (c->o->repair && good && rc == 0) {
+			cu.repaired = true;
+			c->r->repaired += differ;
 		}
 		if (rc == 0 && c->o->report)
 			rc = c->o->report(c->o->ctx, &cu);
@@ -409,6 +494,30 @@ static int check_copy_levels(struct checker *c, struct diag *d)
 			c->o->progress(c->o->ctx, at - off);
 	}
 	return rc;
+}
+
+/* The rewritten blocks taken out of each member's bad-block log, once
+ * their bytes are on the member, as md clears an entry once its rewrite
+ * succeeded; the log a member is read with from now on loses them too. */
+static int clear_logs(struct checker *c, struct diag *d)
+{
+	int role, i, cleared;
+
+	for (role = 0; role < c->a->geo.raid_disks; role++) {
+		const struct rewritten *w = &c->unlog[role];
+		struct member *m = c->a->role[role];
+
+		if (!w->n || !m)
+			continue;
+		if (dev_sync(&m->dev, d) < 0 || badblocks_clear(&m->dev, &m->sb, w->r, w->n, &cleared, d) < 0 ||
+		    dev_sync(&m->dev, d) < 0)
+			return -1;
+		c->r->log_cleared += (uint64_t)cleared;
+		for (i = 0; i < w->n; i++)
+			if (dev_unlog(&m->dev, w->r[i].start * 512, w->r[i].len * 512, d) < 0)
+				return -1;
+	}
+	return 0;
 }
 
 /* raid1/10 read one run of every copy at a time, in this thread;
@@ -447,6 +556,8 @@ static int checker_init(struct checker *c, struct array *a, const struct check_o
 
 static void checker_free(struct checker *c)
 {
+	for (int i = 0; i < ST_MAX_DISKS; i++)
+		free(c->unlog[i].r);
 	for (int i = 0; c->copy && i < c->a->geo.raid_disks; i++)
 		free(c->copy[i]);
 	free(c->copy);
@@ -478,7 +589,15 @@ int check_array(struct array *a, const struct check_options *o, struct check_res
 		rc = check_copy_levels(&c, d);
 	else
 		rc = check_parity_levels(&c, d);
+	if (clear_logs(&c, rc == 0 ? d : &(struct diag){ "" }) < 0)
+		rc = -1;
+	/* a repair of the whole array leaves it consistent, as md's resync
+	 * does: clean, also where it needed a resync before, unless units
+	 * were left with no redundancy to make them so (a degraded array);
+	 * a repair of a part leaves the state as it found it */
 	if (rc == 0 && c.marked && c.was_clean)
+		rc = array_mark(a, true, d);
+	else if (rc == 0 && o->repair && off == 0 && len == size && !c.unsettled && (c.marked || a->dirty))
 		rc = array_mark(a, true, d);
 	checker_free(&c);
 	return rc;

@@ -39,7 +39,7 @@ struct check_unit {
 	int culprit;                     /* index into blocks, or -1 */
 	int nblocks;
 	struct unit_block blocks[ST_MAX_DISKS];
-	bool repaired;
+	bool repaired;                   /* mended: parity, copies, or its unreadable blocks rewritten */
 };
 
 /* Called for each inconsistent or unverifiable unit; returns 0 to go on. */
@@ -63,11 +63,15 @@ struct check_result {
 	uint64_t repaired;
 	uint64_t unverified;             /* units with no redundancy left to compare */
 	uint64_t read_errors;            /* 4 KiB blocks that could not be read */
+	uint64_t rewritten;              /* repair: unreadable blocks rewritten from redundancy */
+	uint64_t log_cleared;            /* repair: bad-block log entries cleared or shrunk */
 };
 
-/* Verifies (and with repair, mends) the range.  Read errors on members are
- * counted and worked around while redundancy allows.  Fails only on
- * errors that stop the run. */
+/* Verifies (and with repair, mends) the range.  Read errors on members,
+ * and what their bad-block logs name, are counted and worked around while
+ * redundancy allows; a repair rewrites them from it and takes them out of
+ * the log.  A repair of the whole array leaves it marked clean.  Fails
+ * only on errors that stop the run. */
 int check_array(struct array *a, const struct check_options *o, struct check_result *r,
 		struct diag *d);
 

@@ -14,7 +14,7 @@ int readplan_make(struct array *a, uint64_t off, size_t len, struct member_run *
 		return -1;
 	n = stripe_member_runs(a, off, len, r, max);
 	for (i = 0; i < n; i++)
-		if (r[i].member->dev.nfaults && dev_read_faults(&r[i].member->dev, r[i].pos, r[i].len))
+		if (dev_read_faults(&r[i].member->dev, r[i].pos, r[i].len))
 			return -1;
 	return n;
 }

@@ -13,8 +13,9 @@
 
 /* Where [off, off + len) lies on the members, in at most max runs; -1
  * where the engine must read it: not in whole sectors, a degraded row,
- * more than max runs, or a run the test hook says fails to read (the
- * engine meets that failure and says so). */
+ * more than max runs, or a run the test hook says fails to read or a
+ * member's bad-block log names (the engine meets that failure and says
+ * so, or rebuilds it from the other members). */
 int readplan_make(struct array *a, uint64_t off, size_t len, struct member_run *r, int max);
 
 /* A pipe that holds at least bytes, in fds; -1 where none can. */

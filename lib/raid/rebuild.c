@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "md/badblocks.h"
 #include "md/layout.h"
 #include "raid/parity.h"
 #include "io/memberio.h"
@@ -41,6 +42,13 @@ struct rebuild_run {
 	uint64_t committed;          /* member bytes, every batch below on the targets */
 	bool failed;                 /* a lane stopped: the others stop too */
 	int first_failed;            /* the lane that stopped first */
+	/* per role: a survivor's sectors its bad-block log names that were
+	 * rewritten from redundancy, in any order (under lock while lanes
+	 * run), to be taken out of the log at the end */
+	struct rewritten {
+		struct bad_range *r;
+		int n, cap;
+	} rewritten[ST_MAX_DISKS];
 };
 
 static double now_s(void)
@@ -134,6 +142,87 @@ static void lose_page(struct rebuild_target *t, uint8_t *page, uint64_t member_s
 	e->role = t->role;
 	e->member_offset = (t->m->sb.data_offset + member_sector) * 512;
 	e->length = ROWS_PAGE;
+}
+
+/* ---- a survivor's bad-block log ---- */
+
+/* A survivor's page that its bad-block log names, had from redundancy:
+ * written back to it, as md's recovery rewrites what it reads around, and
+ * kept to be cleared from the log at the end. */
+static int rewrite_survivor(struct rebuild_run *run, int role, const uint8_t *page, uint64_t off,
+			    size_t len, struct diag *d)
+{
+	struct member *m = run->a->role[role];
+	struct rewritten *w = &run->rewritten[role];
+	struct bad_range *grown;
+	int rc = 0;
+
+	if (!dev_logged(&m->dev, off, len))
+		return 0;
+	if (dev_write(&m->dev, page, len, off, d) < 0)
+		return -1;
+	/* the lock is the lanes'; a RAID1/10 rebuild runs in one thread */
+	if (run->lane)
+		pthread_mutex_lock(&run->lock);
+	if (!(grown = room_for_one(w->r, w->n, &w->cap, sizeof(*w->r))))
+		rc = diag_fail(d, "%s: out of memory for its rewritten bad blocks", m->path);
+	else
+		(w->r = grown)[w->n++] = (struct bad_range){ off / 512, len / 512 };
+	if (run->lane)
+		pthread_mutex_unlock(&run->lock);
+	return rc;
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const struct bad_range *a = x, *b = y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The ranges in order, overlapping and touching ones joined; how many. */
+static int join_ranges(struct bad_range *r, int n)
+{
+	int i, k = 0;
+
+	qsort(r, (size_t)n, sizeof(*r), by_start);
+	for (i = 0; i < n; i++) {
+		if (k && r[k - 1].start + r[k - 1].len >= r[i].start) {
+			uint64_t end = r[i].start + r[i].len;
+
+			if (end > r[k - 1].start + r[k - 1].len)
+				r[k - 1].len = end - r[k - 1].start;
+			continue;
+		}
+		r[k++] = r[i];
+	}
+	return k;
+}
+
+/* Once the rebuild is through: what was rewritten on each survivor is on
+ * it, and out of its bad-block log. */
+static int clear_survivor_logs(struct rebuild_run *run, struct diag *d)
+{
+	int role, i, n, cleared;
+
+	for (role = 0; role < run->a->geo.raid_disks; role++) {
+		struct rewritten *w = &run->rewritten[role];
+		struct member *m = run->a->role[role];
+
+		if (!w->n || !m)
+			continue;
+		n = join_ranges(w->r, w->n);
+		for (i = 0; i < n; i++)
+			run->r->rewritten += w->r[i].len * 512;
+		if (dev_sync(&m->dev, d) < 0 || badblocks_clear(&m->dev, &m->sb, w->r, n, &cleared, d) < 0 ||
+		    dev_sync(&m->dev, d) < 0)
+			return -1;
+		run->r->log_cleared += (uint64_t)cleared;
+		for (i = 0; i < n; i++)
+			if (dev_unlog(&m->dev, w->r[i].start * 512, w->r[i].len * 512, d) < 0)
+				return -1;
+	}
+	return 0;
 }
 
 /* ---- RAID4/5/6 ---- */
@@ -343,6 +432,28 @@ static int note_read_errors(struct lane *l, const struct rows_piece *p, uint64_t
 	return 0;
 }
 
+/* The piece's pages of survivors that their logs name, mended from the
+ * rest of the row where it had enough: rewritten on them. */
+static int rewrite_logged(struct lane *l, const struct rows_piece *p, uint64_t pos, struct diag *d)
+{
+	struct array *a = l->run->a;
+	size_t pg, pages = p->len / ROWS_PAGE;
+	int i;
+
+	for (i = 0; i < a->geo.raid_disks; i++) {
+		const struct member *m = a->role[i];
+
+		for (pg = 0; m && m->dev.nlogged && pg < pages; pg++) {
+			if (!p->lost[i][pg] || (p->nbeyond && p->beyond[pg]))
+				continue;
+			if (rewrite_survivor(l->run, i, p->block[i] + pg * ROWS_PAGE,
+					     m->sb.data_offset * 512 + pos + pg * ROWS_PAGE, ROWS_PAGE, d) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static bool piece_has_read_errors(const struct lane *l, const struct rows_piece *p)
 {
 	struct array *a = l->run->a;
@@ -468,7 +579,7 @@ static int rebuild_piece(void *ctx, struct rows_piece *p, struct diag *d)
 	if (p->map->qd >= 0 && l->nmissing == 1 && !piece_has_read_errors(l, p) &&
 	    verify_piece(l, p, pos, batch, d) < 0)
 		return -1;
-	if (queue_out(l, p, pos, d) < 0)
+	if (rewrite_logged(l, p, pos, d) < 0 || queue_out(l, p, pos, d) < 0)
 		return -1;
 	if (!p->last)
 		return 0;
@@ -623,19 +734,29 @@ static int rebuild_parity(struct rebuild_run *run, struct diag *d)
 /* ---- RAID1/10 ---- */
 
 /* Reads len bytes of array sector s from the first present copy that
- * reads; returns the copy used, or -1 when none could be read. */
-static int read_copy(struct rebuild_run *run, uint64_t s, uint8_t *buf, size_t len)
+ * reads; returns the copy used, or -1 when none could be read.  The
+ * copies before it that their logs name get its bytes. */
+static int read_copy(struct rebuild_run *run, uint64_t s, uint8_t *buf, size_t len, struct diag *d)
 {
 	struct copy c[ST_MAX_DISKS];
-	int nc = layout_locate(&run->a->geo, s, c, NULL), i;
+	int nc = layout_locate(&run->a->geo, s, c, NULL), i, k;
 
 	for (i = 0; i < nc; i++) {
 		struct member *m = run->a->role[c[i].role];
 
 		if (m && member_read(&m->dev, buf, len, (m->sb.data_offset + c[i].sector) * 512, NULL) == 0)
-			return i;
+			break;
 	}
-	return -1;
+	for (k = 0; i < nc && k < i; k++) {
+		struct member *m = run->a->role[c[k].role];
+		size_t off;
+
+		for (off = 0; m && off < len; off += ROWS_PAGE)
+			if (rewrite_survivor(run, c[k].role, buf + off, (m->sb.data_offset + c[k].sector) * 512 + off,
+					     len - off < ROWS_PAGE ? len - off : ROWS_PAGE, d) < 0)
+				return -2;
+	}
+	return i < nc ? i : -1;
 }
 
 /* Fills len bytes of target t at member sector ms from the copies of the
@@ -645,25 +766,30 @@ static int fill_run(struct rebuild_run *run, struct rebuild_target *t, uint64_t 
 {
 	uint64_t s = layout_array_sector(&run->a->geo, t->role, ms);
 	size_t off;
+	int used;
 
 	if (s == UINT64_MAX) {
 		memset(buf, 0, len);         /* beyond what the copies fill: unused */
 		return 0;
 	}
-	if (read_copy(run, s, buf, len) >= 0)
+	if ((used = read_copy(run, s, buf, len, d)) >= 0)
 		return 0;
-	for (off = 0; off < len; off += ROWS_PAGE) {
+	for (off = 0; used == -1 && off < len; off += ROWS_PAGE) {
 		struct rebuild_event e = { .nlost = 1, .lost_offset = { (s * 512) + off },
 					   .lost_length = { ROWS_PAGE } };
 
-		if (read_copy(run, s + off / 512, buf + off, ROWS_PAGE) >= 0)
+		if ((used = read_copy(run, s + off / 512, buf + off, ROWS_PAGE, d)) >= 0) {
+			used = -1;
 			continue;
+		}
+		if (used < -1)
+			break;
 		run->r->read_errors++;
 		lose_page(t, buf + off, ms + off / 512, &e);
 		if (tell(run, &e, d) < 0)
 			return -1;
 	}
-	return 0;
+	return used < -1 ? -1 : 0;
 }
 
 static int rebuild_copies(struct rebuild_run *run, struct diag *d)
@@ -747,7 +873,7 @@ int rebuild_array(struct array *a, struct rebuild_target *t, int n,
 {
 	struct rebuild_run run = { .a = a, .t = t, .n = n, .o = o, .r = r };
 	const struct geometry *g = &a->geo;
-	int rc;
+	int rc, i;
 
 	memset(r, 0, sizeof(*r));
 	if (g->level == MD_LEVEL_RAID0)
@@ -767,6 +893,10 @@ int rebuild_array(struct array *a, struct rebuild_target *t, int n,
 		rc = rebuild_parity(&run, d);
 	if (rc == 0)
 		rc = checkpoint(&run, run.end, true, d);
+	if (rc == 0)
+		rc = clear_survivor_logs(&run, d);
+	for (i = 0; i < ST_MAX_DISKS; i++)
+		free(run.rewritten[i].r);
 	if (rc == 0)
 		rc = recovery_finish(a, t, n, d);
 	if (rc == 0)

@@ -49,13 +49,17 @@ struct rebuild_result {
 	uint64_t unrecoverable;      /* bytes of targets recorded as bad */
 	uint64_t disagree;           /* RAID6 4 KiB units where survivors disagree with P/Q */
 	uint64_t read_errors;        /* survivor 4 KiB blocks that could not be read */
+	uint64_t rewritten;          /* bytes of survivors their bad-block logs named, rewritten */
+	uint64_t log_cleared;        /* survivors' bad-block log entries cleared or shrunk */
 	int checkpoints;
 };
 
 /* Rebuilds targets[0..n-1] (distinct roles the array does not hold in sync)
  * from the array's survivors, recording progress in the targets'
  * superblocks, and at the end makes every member agree: same events, the
- * targets in sync.  Survivors' data areas are only read.  Fails when the
+ * targets in sync.  Survivors' data areas are only read, but for what
+ * their bad-block logs name: that is had from redundancy where there is
+ * some, rewritten on them and cleared from their logs, as md does.  Fails when the
  * array cannot supply the data (too many roles missing), a target is too
  * small, or I/O on a target fails. */
 int rebuild_array(struct array *a, struct rebuild_target *t, int n,

@@ -119,8 +119,19 @@ struct row_reader {
 	void *ctx;
 };
 
+/* A page of a data chunk no redundancy could rebuild, at array byte at:
+ * zeroes, and of it the part the read wants, [lo, hi), told as lost. */
+static void lose_page(const struct row_reader *r, uint8_t *page, uint64_t at, uint64_t lo, uint64_t hi)
+{
+	uint64_t s = at > lo ? at : lo, e = at + ROWS_PAGE < hi ? at + ROWS_PAGE : hi;
+
+	memset(page, 0, ROWS_PAGE);
+	r->a->read_lost(r->a->read_lost_ctx, s, (size_t)(e - s));
+}
+
 /* The row engine's visit for a whole-row read: each data chunk of the
- * row, mended, to the sink in array order. */
+ * row, mended (zeroes where nothing could mend it, for a reader that
+ * takes them), to the sink in array order. */
 static int emit_row(void *ctx, struct rows_piece *p, struct diag *d)
 {
 	struct row_reader *r = ctx;
@@ -135,9 +146,13 @@ static int emit_row(void *ctx, struct rows_piece *p, struct diag *d)
 		if (lo >= hi)
 			continue;
 		role = p->map->data[dd];
-		for (pg = (lo - cb) / ROWS_PAGE; p->nbeyond && pg * ROWS_PAGE < hi - cb; pg++)
-			if (p->beyond[pg] && p->lost[role][pg])
+		for (pg = (lo - cb) / ROWS_PAGE; p->nbeyond && pg * ROWS_PAGE < hi - cb; pg++) {
+			if (!p->beyond[pg] || !p->lost[role][pg])
+				continue;
+			if (!r->a->read_lost)
 				return window_beyond(r->a, p, (size_t)pg, d);
+			lose_page(r, p->block[role] + pg * ROWS_PAGE, cb + pg * ROWS_PAGE, lo, hi);
+		}
 		if (r->sink(r->ctx, p->block[role] + (lo - cb), (size_t)(hi - lo), d) < 0)
 			return -1;
 	}

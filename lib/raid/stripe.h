@@ -20,7 +20,9 @@ typedef int (*stripe_sink)(void *ctx, const void *buf, size_t len, struct diag *
  * range is outside the array or the array cannot be read.  A page a member
  * fails to read is rebuilt from parity or read from another copy, and the
  * array's read_mended hook told; where nothing is left to rebuild it from,
- * the read fails naming the member, its offset and the array bytes. */
+ * it reads as zeroes and the array's read_lost hook is told, or without
+ * that hook the read fails naming the member, its offset and the array
+ * bytes. */
 int stripe_read(struct array *a, uint64_t off, uint64_t len,
 		stripe_sink sink, void *ctx, struct diag *d);
 

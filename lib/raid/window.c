@@ -169,9 +169,17 @@ static int read_other_copy(struct array *a, int role, uint64_t at, uint8_t *buf,
 	return 0;
 }
 
-/* RAID1/10: a role's window segments that failed, read again a page at a
- * time, each page that fails read from another copy, as md's raid1 and
- * raid10 do. */
+/* Array bytes no member could give, where the reader takes them as lost:
+ * zeroes, and the array's read_lost hook told. */
+static void give_zeroes(const struct array *a, uint8_t *buf, uint64_t at, size_t len)
+{
+	memset(buf, 0, len);
+	a->read_lost(a->read_lost_ctx, at, len);
+}
+
+/* RAID0/1/10: a role's window segments that failed, read again a page at
+ * a time, each page that fails read from another copy, as md's raid1 and
+ * raid10 do; where no copy reads, zeroes for a reader that takes them. */
 static int mend_copies(struct array *a, int role, const struct member_segments *ms, uint64_t off,
 		       struct diag *d)
 {
@@ -190,8 +198,13 @@ static int mend_copies(struct array *a, int role, const struct member_segments *
 			piece = ROWS_PAGE - moff % ROWS_PAGE < sg->len - x ? ROWS_PAGE - moff % ROWS_PAGE : sg->len - x;
 			if (member_read(ms->dev, at, piece, moff, NULL) == 0)
 				continue;
-			if (read_other_copy(a, role, off + sg->buf_off + x, at, piece, ms->dev, moff, d) < 0)
-				return -1;
+			if (read_other_copy(a, role, off + sg->buf_off + x, at, piece, ms->dev, moff,
+					    a->read_lost ? NULL : d) < 0) {
+				if (!a->read_lost)
+					return -1;
+				give_zeroes(a, at, off + sg->buf_off + x, piece);
+				continue;
+			}
 			if (a->read_mended)
 				a->read_mended(a->read_mended_ctx, a->role[role], moff, piece);
 		}
@@ -206,6 +219,7 @@ struct segment_mend {
 	int role;
 	uint64_t lo, hi;
 	uint8_t *dst;
+	uint64_t at;                 /* a read: the array byte dst stands for; UINT64_MAX: none */
 };
 
 /* Fails naming the member whose unreadable page the row could not spare,
@@ -227,38 +241,42 @@ int window_beyond(const struct array *a, const struct rows_piece *p, size_t pg, 
 			 (unsigned long long)(p->row * row_bytes), (unsigned long long)((p->row + 1) * row_bytes));
 }
 
-/* The piece's bytes of role within data area bytes [lo, hi) into dst,
- * which stands for byte lo; fails where a page of them was lost beyond
- * mending. */
-static int take_role(const struct array *a, const struct rows_piece *p, int role, uint64_t lo, uint64_t hi,
-		     uint8_t *dst, struct diag *d)
+/* The piece's bytes of role within data area bytes [lo, hi) into sm's
+ * dst, which stands for byte lo; where a page of them was lost beyond
+ * mending, a read takes zeroes, anything else fails. */
+static int take_role(const struct segment_mend *sm, const struct rows_piece *p, struct diag *d)
 {
+	const struct array *a = sm->a;
 	uint64_t ps = p->row * ((uint64_t)a->geo.chunk_sectors * 512) + p->at, pe = ps + p->len;
-	uint64_t from = ps > lo ? ps : lo, to = pe < hi ? pe : hi, pg;
+	uint64_t from = ps > sm->lo ? ps : sm->lo, to = pe < sm->hi ? pe : sm->hi, pg;
 
 	if (from >= to)
 		return 0;
-	for (pg = (from - ps) / ROWS_PAGE; p->nbeyond && pg * ROWS_PAGE < to - ps; pg++)
-		if (p->beyond[pg] && p->lost[role][pg])
+	memcpy(sm->dst + (from - sm->lo), p->block[sm->role] + (from - ps), (size_t)(to - from));
+	for (pg = (from - ps) / ROWS_PAGE; p->nbeyond && pg * ROWS_PAGE < to - ps; pg++) {
+		uint64_t s = ps + pg * ROWS_PAGE > from ? ps + pg * ROWS_PAGE : from;
+		uint64_t e = ps + (pg + 1) * ROWS_PAGE < to ? ps + (pg + 1) * ROWS_PAGE : to;
+
+		if (!p->beyond[pg] || !p->lost[sm->role][pg])
+			continue;
+		if (sm->at == UINT64_MAX || !a->read_lost)
 			return window_beyond(a, p, (size_t)pg, d);
-	memcpy(dst + (from - lo), p->block[role] + (from - ps), (size_t)(to - from));
+		give_zeroes(a, sm->dst + (s - sm->lo), sm->at + (s - sm->lo), (size_t)(e - s));
+	}
 	return 0;
 }
 
 /* The row engine's visit: the mended piece's bytes of the segment. */
 static int take_mended(void *ctx, struct rows_piece *p, struct diag *d)
 {
-	struct segment_mend *sm = ctx;
-
-	return take_role(sm->a, p, sm->role, sm->lo, sm->hi, sm->dst, d);
+	return take_role(ctx, p, d);
 }
 
-/* RAID4/5/6: a role's window segments that were not read (its member
- * missing, or a read that failed), rebuilt by the row engine from the
- * rest of their rows: it reads every member's pages of the segment, finds
- * which are unreadable and mends them from P/Q. */
-int window_mend_parity(struct array *a, struct rows_engine *re, int role, const struct member_segments *ms,
-		       struct diag *d)
+/* A role's segments rebuilt by the row engine; off: the array byte the
+ * window starts at, for a read that takes what is beyond mending as
+ * zeroes, or UINT64_MAX. */
+static int mend_parity(struct array *a, struct rows_engine *re, int role, const struct member_segments *ms,
+		       uint64_t off, struct diag *d)
 {
 	size_t chunk = (size_t)a->geo.chunk_sectors * 512;
 	int s, rc = 0;
@@ -266,7 +284,8 @@ int window_mend_parity(struct array *a, struct rows_engine *re, int role, const 
 	for (s = 0; rc == 0 && s < ms->n; s++) {
 		const struct segment *sg = &ms->seg[s];
 		struct segment_mend sm = { .a = a, .role = role, .lo = sg->area_off,
-					   .hi = sg->area_off + sg->len, .dst = ms->buf + sg->buf_off };
+					   .hi = sg->area_off + sg->len, .dst = ms->buf + sg->buf_off,
+					   .at = off == UINT64_MAX ? off : off + sg->buf_off };
 		/* without an engine, small batches: the caller's is mid-walk
 		 * and holds the budget */
 		struct rows_walk w = { .a = a, .from = sm.lo / ROWS_PAGE * ROWS_PAGE,
@@ -281,8 +300,19 @@ int window_mend_parity(struct array *a, struct rows_engine *re, int role, const 
 	return rc;
 }
 
+/* RAID4/5/6: a role's window segments that were not read (its member
+ * missing, or a read that failed), rebuilt by the row engine from the
+ * rest of their rows: it reads every member's pages of the segment, finds
+ * which are unreadable and mends them from P/Q. */
+int window_mend_parity(struct array *a, struct rows_engine *re, int role, const struct member_segments *ms,
+		       struct diag *d)
+{
+	return mend_parity(a, re, role, ms, UINT64_MAX, d);
+}
+
 /* Reads that did not give a window's bytes, given them another way: from
- * the other copies, or rebuilt from parity. */
+ * the other copies, or rebuilt from parity; zeroes where neither can, for
+ * a reader that takes them (the array's read_lost). */
 int window_mend(struct rows_engine *re, struct member_segments *ms, uint64_t off, struct diag *d)
 {
 	struct array *a = re->a;
@@ -290,9 +320,8 @@ int window_mend(struct rows_engine *re, struct member_segments *ms, uint64_t off
 
 	for (i = 0; rc == 0 && i < a->geo.raid_disks; i++) {
 		if (ms[i].n)
-			rc = layout_has_parity(a->geo.level) ? window_mend_parity(a, re, i, &ms[i], d)
+			rc = layout_has_parity(a->geo.level) ? mend_parity(a, re, i, &ms[i], off, d)
 							     : mend_copies(a, i, &ms[i], off, d);
 	}
 	return rc;
 }
-

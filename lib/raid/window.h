@@ -57,8 +57,9 @@ void window_member_run(void *item);
 
 /* Gives a window the bytes its reads did not: segments of a role whose
  * member is missing, or lost, from another copy (RAID1/10) or rebuilt by
- * a walk of the row engine (RAID4/5/6).  Fails naming the
- * member and bytes where nothing is left to give them from. */
+ * a walk of the row engine (RAID4/5/6).  Where nothing is left to give
+ * them from, zeroes, told to the array's read_lost; without that hook it
+ * fails naming the member and bytes. */
 int window_mend(struct rows_engine *re, struct member_segments *ms, uint64_t off, struct diag *d);
 
 /* RAID4/5/6: one role's segments (all of them without a member, else

@@ -3,6 +3,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load badblocks-helpers
 
 setup_file() {
 	fixtures_ready
@@ -134,23 +135,41 @@ data_byte() {
 	done
 }
 
-@test "a raid1 page no copy can read stops with status 2, naming member and bytes" {
+# zeroed_like FILE SET OFF LEN [OFF LEN...]: FILE is SET's array with bytes
+# [OFF, OFF+LEN) zeroes and every other byte as md read it.
+zeroed_like() {
+	local file=$1 want=$BATS_TEST_TMPDIR/want
+	stripe-read -q -o "$want" $(members "$2")
+	shift 2
+	while (($#)); do
+		dd if=/dev/zero of="$want" bs=1 seek="$1" count="$2" conv=notrunc status=none
+		shift 2
+	done
+	cmp "$file" "$want"
+}
+
+@test "a raid1 page no copy can read reads as zeroes, named by its array bytes, and the read goes on with status 1" {
 	local m0
 	m0=$(data_byte r1-2d-1.2 member0.img)
 	STRIPE_FAULT_READ="member0.img:$m0:4096,member1.img:$m0:4096" \
 		run --separate-stderr stripe-read -q -o "$BATS_TEST_TMPDIR/out" $(members r1-2d-1.2)
-	assert_failure 2
-	[[ $stderr == *"read error at byte $m0, and no other copy of array byte 0 reads"* ]] || fail "stderr: $stderr"
+	assert_failure 1
+	[[ $stderr == *"array bytes 0-4095 (4096 bytes): unreadable, and no redundancy left to rebuild them; read as zeroes"* ]] ||
+		fail "stderr: $stderr"
+	zeroed_like "$BATS_TEST_TMPDIR/out" r1-2d-1.2 0 4096
 }
 
-@test "a read error where a raid5 has no redundancy left stops with status 2, naming member and bytes" {
+@test "a read error where a raid5 has no redundancy left reads as zeroes, named by its array bytes, with status 1" {
 	local m0
 	m0=$(data_byte r5-4d-degraded member0.img)
 	STRIPE_FAULT_READ="member0.img:$m0:4096" \
-		run --separate-stderr stripe-read -q $FIX/r5-4d-degraded/member{0,1,3}.img
-	assert_failure 2
-	[[ $stderr == *"member0.img: read error at byte $m0, and too little redundancy left in its stripe to rebuild it (array bytes 0 to 196608)"* ]] ||
+		run --separate-stderr stripe-read -q -o "$BATS_TEST_TMPDIR/out" $FIX/r5-4d-degraded/member{0,1,3}.img
+	assert_failure 1
+	# the page of role 0 and, rebuilt from it, the page of the missing role 2
+	[[ $stderr == *"stripe-read: array bytes 0-4095 (4096 bytes): unreadable, and no redundancy left to rebuild them; read as zeroes"* ]] ||
 		fail "stderr: $stderr"
+	[[ $stderr == *"stripe-read: array bytes 131072-135167 (4096 bytes): unreadable"* ]] || fail "stderr: $stderr"
+	zeroed_like "$BATS_TEST_TMPDIR/out" r5-4d-degraded 0 4096 131072 4096
 }
 
 @test "read --offset and --length give the matching slice of the array" {
@@ -185,18 +204,6 @@ data_byte() {
 	[ "$before" = "$after" ]
 }
 
-# logged SET N SECTOR: member N of a copy of SET (a 1.2 set, its bad-block
-# log at sector 24) logs 8 sectors from SECTOR as bad, as md records a
-# failed write, and holds garbage there; the copy's members are in M.
-logged() {
-	local e=$(($3 << 10 | 8)) i bytes=""
-	M=($(copy_set "$1"))
-	for ((i = 0; i < 8; i++)); do bytes+=$(printf '\\x%02x' $(((e >> (8 * i)) & 255))); done
-	printf "$bytes" | dd of="${M[$2]}" bs=1 seek=$((24 * 512)) conv=notrunc status=none
-	"$TTOOLS/sb-patch" "${M[$2]}" 8 4 $(($(od -An -tu4 -j $((4096 + 8)) -N4 "${M[$2]}") | 8))
-	head -c 4096 /dev/urandom | dd of="${M[$2]}" bs=512 seek="$3" conv=notrunc status=none
-}
-
 @test "read serves a range in a member's bad-block log from the other members, as md does, and names it" {
 	# sector 2176 of member 1: data sector 128, in stripe row 1
 	logged r5-4d-64k-ls-1.2 1 2176
@@ -213,4 +220,39 @@ logged() {
 	assert_failure 1
 	assert_output --partial "not verified, unreadable: data on ${M[1]} at byte $((2176 * 512))"
 	assert_output --partial "0 inconsistent (md's mismatch_cnt would be 0)"
+}
+
+@test "read of a raid0 range in a member's bad-block log gives zeroes there, names its array bytes, and exits 1" {
+	# sector 2176 of role 1: data sector 128, its chunk 1, array chunk 1 * 3 + 1
+	logged r0-3d-64k-1.2 1 2176
+	run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" "${M[@]}"
+	assert_failure 1
+	[[ $stderr == *"array bytes $((4 * 65536))-$((4 * 65536 + 4095)) (4096 bytes): unreadable, and no redundancy left"* ]] ||
+		fail "stderr: $stderr"
+	zeroed_like "$BATS_TEST_TMPDIR/out" r0-3d-64k-1.2 $((4 * 65536)) 4096
+}
+
+@test "read of a degraded raid5 range in a survivor's bad-block log gives zeroes there and the rest as md read it" {
+	logged r5-4d-64k-ls-1.2 1 2176
+	run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" "${M[0]}" "${M[1]}" "${M[3]}"
+	assert_failure 1
+	[[ $stderr == *"array bytes 327680-331775 (4096 bytes): unreadable, and no redundancy left"* ]] ||
+		fail "stderr: $stderr"
+	zeroed_like "$BATS_TEST_TMPDIR/out" r5-4d-64k-ls-1.2 327680 4096
+}
+
+@test "read of a raid1 range every copy of which is in a bad-block log gives zeroes there and exits 1" {
+	logged r1-2d-1.2 0 2176
+	log_entry "${M[1]}" 0 2176
+	run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" "${M[@]}"
+	assert_failure 1
+	[[ $stderr == *"array bytes 65536-69631 (4096 bytes): unreadable, and no redundancy left"* ]] || fail "stderr: $stderr"
+	zeroed_like "$BATS_TEST_TMPDIR/out" r1-2d-1.2 65536 4096
+}
+
+@test "read of a raid1 range in one copy's bad-block log takes it from the other copy" {
+	logged r1-2d-1.2 0 2176
+	run --separate-stderr stripe-read -o "$BATS_TEST_TMPDIR/out" "${M[@]}"
+	[ "$(sha "$BATS_TEST_TMPDIR/out")" = "$(manifest r1-2d-1.2 array_sha256)" ] || fail "not md's bytes"
+	[[ $stderr != *"no redundancy left"* ]] || fail "stderr: $stderr"
 }

@@ -65,14 +65,18 @@ without() {
 		fail "stderr: $stderr"
 }
 
-@test "a read error where a wide raid6 has no redundancy left stops with status 2, naming member and bytes" {
-	local m5
+@test "a read error where a wide raid6 has no redundancy left reads as zeroes there, named by its array bytes, with status 1" {
+	local m5 at=$((4 << 19))
 	m5=$(($(stripe-examine --json "${M[@]}" | jq -r '.members[0].data_offset_sectors') * 512))
+	stripe-read -q -o "$D/want" $(without 00 39)
+	dd if=/dev/zero of="$D/want" bs=4096 seek=$((at / 4096)) count=1 conv=notrunc status=none
+	# row 0: P on m39 and Q on m00, both missing; m05 holds data chunk 4
 	STRIPE_FAULT_READ="m05.img:$m5:4096" \
 		run --separate-stderr stripe-read -q -o "$D/out" $(without 00 39)
-	assert_failure 2
-	[[ $stderr == *"m05.img: read error at byte $m5, and too little redundancy left in its stripe to rebuild it (array bytes 0 to $((38 << 19)))"* ]] ||
+	assert_failure 1
+	[[ $stderr == *"array bytes $at-$((at + 4095)) (4096 bytes): unreadable, and no redundancy left to rebuild them; read as zeroes"* ]] ||
 		fail "stderr: $stderr"
+	cmp "$D/out" "$D/want"
 }
 
 @test "a piped write to a wide raid6 with two members missing, ending inside a row, keeps the rest of the row" {

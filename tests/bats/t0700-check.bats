@@ -4,6 +4,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load badblocks-helpers
 
 setup_file() {
 	fixtures_ready
@@ -209,4 +210,124 @@ culprits_named() {
 		unit_has "$j" "member$(manifest "$set" corrupt_member).img" "$(manifest "$set" corrupt0.member_byte_offset)" copy ||
 			fail "$set: bad copy not reported"
 	done
+}
+
+# sectors FILE SECTOR COUNT: the sha256 of COUNT sectors of FILE from SECTOR.
+sectors() {
+	dd if="$1" bs=512 skip="$2" count="$3" status=none | sha256sum | cut -d' ' -f1
+}
+
+@test "repair rewrites a raid5 range in a member's bad-block log from the others and clears its entry" {
+	logged r5-4d-64k-ls-1.2 1 2176
+	run stripe-check --repair --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --partial "not verified, unreadable: data on ${M[1]} at byte $((2176 * 512)) (array byte 327680) [read error] [repaired]"
+	assert_output --partial "1 unreadable blocks of 4 KiB rewritten from redundancy, 1 bad-block log entries cleared"
+	[ "$(sectors "${M[1]}" 2176 8)" = "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2176 8)" ] || fail "not md's bytes"
+	[ -z "$(log_of "${M[1]}")" ] || fail "log: $(log_of "${M[1]}")"
+	run stripe-check --progress none "${M[@]}"
+	assert_success
+}
+
+@test "repair clears only the rewritten part of a log entry that runs past the range repaired" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	log_entry "${M[1]}" 0 2176 16
+	# row 1 is array bytes 196608 to 393216: the range takes its first unit only
+	run stripe-check --repair --progress none --offset 0 --length 200704 "${M[@]}"
+	assert_failure 1
+	[ "$(log_of "${M[1]}")" = "2184+8" ] || fail "log: $(log_of "${M[1]}")"
+	[ "$(sectors "${M[1]}" 2176 8)" = "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2176 8)" ] || fail "not rewritten"
+	[ "$(sectors "${M[1]}" 2184 8)" != "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2184 8)" ] || fail "rewritten past the range"
+}
+
+@test "repair of raid6 rewrites ranges in two members' bad-block logs in one unit" {
+	logged r6-5d-64k-ls-1.2 1 2176
+	log_entry "${M[3]}" 0 2176
+	run stripe-check --repair --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --partial "2 unreadable blocks of 4 KiB rewritten from redundancy, 2 bad-block log entries cleared"
+	for i in 1 3; do
+		[ "$(sectors "${M[$i]}" 2176 8)" = "$(sectors $FIX/r6-5d-64k-ls-1.2/member$i.img 2176 8)" ] || fail "member $i"
+		[ -z "$(log_of "${M[$i]}")" ] || fail "log $i: $(log_of "${M[$i]}")"
+	done
+}
+
+@test "repair rewrites a raid1 copy in a bad-block log from the other copy and clears its entry" {
+	logged r1-2d-1.2 0 2176
+	run stripe-check --repair --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --partial "array byte 65536: verified from the redundancy left, unreadable: copy on ${M[0]} at byte $((2176 * 512)) (array byte 65536) [read error] [repaired]"
+	[ "$(sectors "${M[0]}" 2176 8)" = "$(sectors "${M[1]}" 2176 8)" ] || fail "copies differ"
+	[ -z "$(log_of "${M[0]}")" ] || fail "log: $(log_of "${M[0]}")"
+}
+
+@test "repair rewrites a block that fails to read from redundancy, as md's read error corrected" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	head -c 4096 /dev/urandom | dd of="${M[1]}" bs=512 seek=2176 conv=notrunc status=none
+	STRIPE_FAULT_READ="$(basename "${M[1]}"):$((2176 * 512)):4096" \
+		run stripe-check --repair --progress none "${M[@]}"
+	assert_failure 1
+	assert_output --partial "data on ${M[1]} at byte $((2176 * 512)) (array byte 327680) [read error] [repaired]"
+	assert_output --partial "1 unreadable blocks of 4 KiB rewritten from redundancy, 0 bad-block log entries cleared"
+	[ "$(sectors "${M[1]}" 2176 8)" = "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2176 8)" ] || fail "not md's bytes"
+}
+
+@test "repair where no redundancy is left writes nothing, keeps the log entry, and says so" {
+	logged r5-4d-64k-ls-1.2 1 2176
+	before=$(sha "${M[0]}" "${M[1]}" "${M[3]}")
+	run stripe-check --repair --progress none "${M[0]}" "${M[1]}" "${M[3]}"
+	assert_failure 1
+	assert_output --partial "data on ${M[1]} at byte $((2176 * 512)) (array byte 327680) [read error] [unrepairable: no redundancy left]"
+	[ "$(log_of "${M[1]}")" = "2176+8" ] || fail "log: $(log_of "${M[1]}")"
+	[ "$(sha "${M[0]}" "${M[1]}" "${M[3]}")" = "$before" ] || fail "a member changed"
+}
+
+@test "repair --json reports the rewritten unit as repaired and counts it in the summary" {
+	logged r5-4d-64k-ls-1.2 1 2176
+	run stripe-check --repair --json --progress none "${M[@]}"
+	assert_failure 1
+	[ "$(jq -c '[.units[] | {verdict, repaired}]' <<<"$output")" = '[{"verdict":"unreadable","repaired":true}]' ] ||
+		fail "$output"
+	[ "$(jq -c '.summary | [.rewritten, .log_entries_cleared, .read_errors]' <<<"$output")" = '[1,1,1]' ] || fail "$output"
+}
+
+# dirty: every member of M says the array needs a resync (resync_offset 0).
+dirty() {
+	local m
+	for m in "${M[@]}"; do "$TTOOLS/sb-patch" "$m" 208 8 0; done
+}
+
+@test "a full repair leaves an array that needed a resync clean" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	dirty
+	run stripe-check --repair --progress none "${M[@]}"
+	assert_success
+	run stripe-examine --json "${M[@]}"
+	[ "$(jq -r .array.needs_resync <<<"$output")" = false ] || fail "$output"
+}
+
+@test "a partial repair leaves an array that needed a resync as it was" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	dirty
+	run stripe-check --repair --progress none --length 1M "${M[@]}"
+	assert_success
+	run stripe-examine --json "${M[@]}"
+	[ "$(jq -r .array.needs_resync <<<"$output")" = true ] || fail "$output"
+}
+
+@test "a full repair of a degraded raid5 that needed a resync leaves it needing one" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	dirty
+	run stripe-check --repair --progress none "${M[0]}" "${M[1]}" "${M[3]}"
+	assert_success
+	run stripe-examine --json "${M[0]}" "${M[1]}" "${M[3]}"
+	[ "$(jq -r .array.needs_resync <<<"$output")" = true ] || fail "$output"
+}
+
+@test "a full repair of a clean array that finds nothing writes nothing" {
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	before=$(sha "${M[@]}")
+	run stripe-check --repair --progress none "${M[@]}"
+	assert_success
+	[ "$(sha "${M[@]}")" = "$before" ]
 }

@@ -5,6 +5,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load badblocks-helpers
 
 setup_file() {
 	fixtures_ready
@@ -610,4 +611,60 @@ kill_half_way() {
 	stripe-rebuild -q --progress none --replace 0="$D/new0.img" "$D"/m{1,2,3}.img
 	run stripe-check -q "$D/new0.img" "$D"/m{1,2,3}.img
 	assert_success
+}
+
+# sectors FILE SECTOR COUNT: the sha256 of COUNT sectors of FILE from SECTOR.
+sectors() {
+	dd if="$1" bs=512 skip="$2" count="$3" status=none | sha256sum | cut -d' ' -f1
+}
+
+@test "a raid6 survivor's range in its bad-block log is rewritten from redundancy during a rebuild and its entry cleared" {
+	logged r6-5d-64k-ls-1.2 0 2176
+	cp "${M[1]}" "$D/orig1"
+	drop 1
+	run stripe-rebuild --progress none --replace 1="${M[1]}" "${LEFT[@]}"
+	assert_success
+	assert_output --partial "survivors' bad-block logs: 4096 bytes rewritten from redundancy, 1 entries cleared"
+	[ "$(sectors "${M[0]}" 2176 8)" = "$(sectors $FIX/r6-5d-64k-ls-1.2/member0.img 2176 8)" ] || fail "not md's bytes"
+	[ -z "$(log_of "${M[0]}")" ] || fail "log: $(log_of "${M[0]}")"
+	cmp <(data_area "$D/orig1") <(data_area "${M[1]}")
+}
+
+@test "a raid10 survivor's range in its bad-block log is rewritten from another copy during a rebuild and its entry cleared" {
+	logged r10-3d-n3-1.2 0 2176
+	drop 2
+	run stripe-rebuild --progress none --replace 2="${M[2]}" "${LEFT[@]}"
+	assert_success
+	assert_output --partial "survivors' bad-block logs: 4096 bytes rewritten from redundancy, 1 entries cleared"
+	[ "$(sectors "${M[0]}" 2176 8)" = "$(sectors $FIX/r10-3d-n3-1.2/member0.img 2176 8)" ] || fail "not md's bytes"
+	[ -z "$(log_of "${M[0]}")" ] || fail "log: $(log_of "${M[0]}")"
+	[ "$(stripe-read "${M[@]}" | sha)" = "$(manifest r10-3d-n3-1.2 array_sha256)" ]
+}
+
+@test "a raid5 survivor's range in its bad-block log with no redundancy left stays logged and is lost on the target" {
+	logged r5-4d-64k-ls-1.2 1 2176
+	drop 2
+	run stripe-rebuild --progress none --replace 2="${M[2]}" "${LEFT[@]}"
+	assert_failure 1
+	assert_output --partial "unrecoverable: 4096 bytes"
+	[ "$(log_of "${M[1]}")" = "2176+8" ] || fail "survivor's log: $(log_of "${M[1]}")"
+	[ "$(log_of "${M[2]}")" = "2176+8" ] || fail "target's log: $(log_of "${M[2]}")"
+}
+
+@test "a range the rebuild logged unrecoverable reads as zeroes afterwards, named by its array bytes, with status 1" {
+	local doff array
+	M=($(copy_set r5-4d-64k-ls-1.2))
+	drop 2
+	doff=$(($(manifest r5-4d-64k-ls-1.2 member0.data_offset_sectors) * 512))
+	export STRIPE_FAULT_READ="member0.img:$((doff + 65536 + 4096)):4096"
+	run stripe-rebuild -q --progress none --replace 2="${M[2]}" "${LEFT[@]}"
+	assert_failure 1
+	# row 1, page 1: role 0's data (array chunk 4) and P, on role 2, both lost
+	run --separate-stderr stripe-read -o "$D/out" "${M[@]}"
+	assert_failure 1
+	[[ $stderr == *"array bytes $((4 * 65536 + 4096))-$((4 * 65536 + 8191)) (4096 bytes): unreadable, and no redundancy left"* ]] ||
+		fail "stderr: $stderr"
+	[ "$(dd if="$D/out" bs=4096 skip=$((4 * 16 + 1)) count=1 status=none | tr -d '\0' | wc -c)" -eq 0 ] ||
+		fail "not zeroes"
+	cmp <(head -c $((4 * 65536 + 4096)) "$D/out") <(stripe-read --length $((4 * 65536 + 4096)) $(members r5-4d-64k-ls-1.2))
 }
