@@ -361,6 +361,10 @@ static void print_text(const struct create_plan *p, const struct options *o)
 	printf("array size %llu bytes, %llu sectors used per member\n",
 	       (unsigned long long)p->geo.array_sectors * 512,
 	       (unsigned long long)(p->size ? p->size : f->sb.data_size));
+	if (p->has_bitmap)
+		printf("  internal bitmap: %u%c chunks, %llu bits\n",
+		       p->bitmap.chunksize >> (p->bitmap.chunksize >= 1u << 20 ? 20 : 10),
+		       p->bitmap.chunksize >= 1u << 20 ? 'M' : 'K', (unsigned long long)p->bitmap.bits);
 	for (i = 0; o->verbose && i < p->n; i++) {
 		const struct create_member *m = &p->m[i];
 
@@ -398,6 +402,17 @@ static void print_json(const struct create_plan *p, const struct options *o)
 	json_uint(&j, "size_bytes", p->geo.array_sectors * 512);
 	json_uint(&j, "component_size_sectors", p->size);
 	json_bool(&j, "assume_clean", p->spec.assume_clean);
+	if (p->has_bitmap) {
+		json_object(&j, "bitmap");
+		json_uint(&j, "chunk_bytes", p->bitmap.chunksize);
+		json_uint(&j, "bits", p->bitmap.bits);
+		json_uint(&j, "sync_size_sectors", p->bitmap.sync_size);
+		json_int(&j, "offset_sectors",
+			 super_ops_of(p->spec.major)->bitmap_offset(p->spec.minor, &p->bitmap));
+		json_close(&j);
+	} else {
+		json_null(&j, "bitmap");
+	}
 	json_array(&j, "members");
 	for (i = 0; i < p->n; i++) {
 		const struct create_member *m = &p->m[i];
