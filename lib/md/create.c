@@ -213,6 +213,24 @@ static uint64_t bitmap_span(const struct create_plan *p)
 	return p->size / 2 * (uint64_t)p->spec.raid_disks / copies * 2;
 }
 
+/* 1.1 and 1.2 keep the bitmap and then the bad-block log between the
+ * superblock and the data, which a --data-offset of its own may leave too
+ * little room for (mdadm would put the log over the end of the bitmap). */
+static int bitmap_fits(const struct create_plan *p, struct diag *d)
+{
+	const struct super_ops *o = super_ops_of(p->spec.major);
+	uint64_t end;
+
+	if (p->spec.major != 1 || p->spec.minor == 0)
+		return 0;
+	end = o->location(p->spec.minor, 0) + (uint64_t)o->bitmap_offset(p->spec.minor, &p->bitmap)
+	    + p->bitmap_bytes / 512 + MD_BBLOG_SECTORS;
+	if (p->data_offset < end)
+		return diag_fail(d, "data offset %llu sectors leaves no room for the bitmap and the bad-block log after it: data must start at sector %llu or later",
+				 (unsigned long long)p->data_offset, (unsigned long long)end);
+	return 0;
+}
+
 static int plan_bitmap(struct create_plan *p, const uint8_t uuid[16], struct diag *d)
 {
 	const struct super_ops *o = super_ops_of(p->spec.major);
@@ -240,7 +258,7 @@ static int plan_bitmap(struct create_plan *p, const uint8_t uuid[16], struct dia
 	/* 1.x: its superblock and bits in 4 KiB blocks; 0.90: all its room */
 	p->bitmap_bytes = p->spec.major ? bitmap_bytes(&p->bitmap, 4096)
 			: o->bitmap_room(p->spec.minor, p->size) * 512;
-	return 0;
+	return bitmap_fits(p, d);
 }
 
 static void build_supers(struct create_plan *p, const uint8_t uuid[16])

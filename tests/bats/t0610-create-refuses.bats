@@ -134,3 +134,8 @@ refused() {
 @test "--bitmap takes internal or none, not a bitmap file" {
 	refused "--bitmap: '/tmp/bm' is not internal or none" -l 1 -b /tmp/bm "$D"/a.img "$D"/b.img
 }
+
+@test "a --data-offset that leaves no room for the bitmap and the bad-block log after it is refused" {
+	refused "data offset 24 sectors leaves no room for the bitmap and the bad-block log after it: data must start at sector 32" \
+		-l 1 -b internal --data-offset 12K "$D"/a.img "$D"/b.img
+}
