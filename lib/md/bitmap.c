@@ -148,7 +148,8 @@ int bitmap_copy(struct dev *from, const struct md_super *from_sb, struct dev *to
 }
 
 /* mdadm's chunk rule: double the chunk from md's least until the bits fit
- * in the room (its bit count halves with each doubling, rounded up). */
+ * in the room (mdadm counts one bit more than the chunks, and halves the
+ * count with each doubling, rounded up). */
 static uint64_t least_chunk(uint64_t sync_size, uint64_t room_sectors)
 {
 	uint64_t max_bits = (room_sectors * 512 - BITMAP_HEADER_BYTES) * 8;

@@ -47,10 +47,11 @@ void bitmap_encode(const struct md_bitmap *bm, uint8_t *b);
 
 /* A new bitmap covering sync_size sectors, as mdadm's add_internal_bitmap
  * makes it: chunk bytes as asked (0: mdadm's default, the smallest power of
- * two whose bits fit in room_sectors and at least 64 MiB), no bit set,
- * events and events_cleared at events: md leaves a new array's bitmap
- * with the two equal (mdadm writes 0 and 0 with superblocks at 0).  Fails when room_sectors holds
- * no bitmap or the chunk asked for needs more bits than fit there. */
+ * two whose bits fit in room_sectors and at least 64 MiB), no bit set, and
+ * events and events_cleared both at events, the two being equal in every
+ * new array md has run (mdadm writes 0 and 0, with superblocks at 0).
+ * Fails when room_sectors holds no bitmap or the chunk asked for needs
+ * more bits than fit there. */
 int bitmap_new(struct md_bitmap *bm, const uint8_t uuid[16], uint64_t sync_size,
 	       uint32_t chunk, uint64_t room_sectors, uint64_t events, struct diag *d);
 
