@@ -43,6 +43,11 @@ static void usage(FILE *out)
 		"  -z, --size SIZE            space used on each member (default: all that fits)\n"
 		"      --image-size SIZE      create absent member files as sparse files of SIZE\n"
 		"      --assume-clean         write superblocks only; data and parity untouched\n"
+		"  -b, --bitmap internal|none write-intent bitmap (default: internal when each\n"
+		"                             member gives more than 100 GiB; never raid0)\n"
+		"      --bitmap-chunk SIZE    bytes each bitmap bit covers, a power of two >= 4K\n"
+		"                             (a bare number is KiB, as mdadm takes it;\n"
+		"                             default: 64M, or more when the bits need it)\n"
 		"  -f, --force                accept members with signatures or of mixed sizes\n"
 		"      --dry-run              check and print the plan; write nothing\n"
 		"      --json                 print the result as JSON\n"
@@ -133,6 +138,35 @@ static int parse_chunk(const char *arg, uint32_t *sectors)
 	return 0;
 }
 
+static int parse_bitmap(const char *arg, enum create_bitmap *b)
+{
+	if (!strcmp(arg, "internal"))
+		*b = CREATE_BITMAP_INTERNAL;
+	else if (!strcmp(arg, "none"))
+		*b = CREATE_BITMAP_NONE;
+	else
+		return fail("--bitmap: '%s' is not internal or none (stripe makes no bitmap files)", arg);
+	return EXIT_OK;
+}
+
+/* mdadm's --bitmap-chunk: a bare number is KiB, a suffix as in every size. */
+static int parse_bitmap_chunk(const char *arg, uint32_t *bytes)
+{
+	uint64_t b;
+
+	if (parse_size_arg("--bitmap-chunk", arg, &b) < 0)
+		return -1;
+	if (!arg[strspn(arg, "0123456789")])
+		b = b <= (1ULL << 30) ? b * 1024 : UINT64_MAX;
+	if (b < 4096 || (b & (b - 1)) || b > (1ULL << 30)) {
+		fprintf(stderr, TOOL ": --bitmap-chunk %s: %llu bytes is not a power of two from 4K to 1G\n",
+			arg, (unsigned long long)b);
+		return -1;
+	}
+	*bytes = (uint32_t)b;
+	return 0;
+}
+
 static int parse_sectors(const char *opt, const char *arg, uint64_t *sectors)
 {
 	uint64_t b;
@@ -176,6 +210,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "size", required_argument, NULL, 'z' },
 		{ "image-size", required_argument, NULL, 'I' },
 		{ "assume-clean", no_argument, NULL, 'A' },
+		{ "bitmap", required_argument, NULL, 'b' },
+		{ "bitmap-chunk", required_argument, NULL, 'B' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, 'j' },
@@ -188,7 +224,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	struct diag d;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "l:n:x:c:p:e:N:z:fqvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:n:x:c:p:e:N:z:b:fqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			o->spec.level = level_parse(optarg, &d);
@@ -233,6 +269,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return EXIT_ERROR;
 			break;
 		case 'A': o->spec.assume_clean = true; break;
+		case 'b':
+			if (parse_bitmap(optarg, &o->spec.bitmap) != EXIT_OK)
+				return EXIT_ERROR;
+			break;
+		case 'B':
+			if (parse_bitmap_chunk(optarg, &o->spec.bitmap_chunk) < 0)
+				return EXIT_ERROR;
+			break;
 		case 'f': o->spec.force = true; break;
 		case 'y': o->dry_run = true; break;
 		case 'j': o->json = true; break;
@@ -317,6 +361,10 @@ static void print_text(const struct create_plan *p, const struct options *o)
 	printf("array size %llu bytes, %llu sectors used per member\n",
 	       (unsigned long long)p->geo.array_sectors * 512,
 	       (unsigned long long)(p->size ? p->size : f->sb.data_size));
+	if (p->has_bitmap)
+		printf("  internal bitmap: %u%c chunks, %llu bits\n",
+		       p->bitmap.chunksize >> (p->bitmap.chunksize >= 1u << 20 ? 20 : 10),
+		       p->bitmap.chunksize >= 1u << 20 ? 'M' : 'K', (unsigned long long)p->bitmap.bits);
 	for (i = 0; o->verbose && i < p->n; i++) {
 		const struct create_member *m = &p->m[i];
 
@@ -354,6 +402,17 @@ static void print_json(const struct create_plan *p, const struct options *o)
 	json_uint(&j, "size_bytes", p->geo.array_sectors * 512);
 	json_uint(&j, "component_size_sectors", p->size);
 	json_bool(&j, "assume_clean", p->spec.assume_clean);
+	if (p->has_bitmap) {
+		json_object(&j, "bitmap");
+		json_uint(&j, "chunk_bytes", p->bitmap.chunksize);
+		json_uint(&j, "bits", p->bitmap.bits);
+		json_uint(&j, "sync_size_sectors", p->bitmap.sync_size);
+		json_int(&j, "offset_sectors",
+			 super_ops_of(p->spec.major)->bitmap_offset(p->spec.minor, &p->bitmap));
+		json_close(&j);
+	} else {
+		json_null(&j, "bitmap");
+	}
 	json_array(&j, "members");
 	for (i = 0; i < p->n; i++) {
 		const struct create_member *m = &p->m[i];

@@ -1,5 +1,6 @@
 /* bitmap: md's internal bitmap superblock, parsed and encoded, and the
- * count of its dirty bits; copy a bitmap onto a new member. */
+ * count of its dirty bits; copy a bitmap onto a new member; a new array's
+ * bitmap, chosen and written as mdadm makes it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +143,79 @@ int bitmap_copy(struct dev *from, const struct md_super *from_sb, struct dev *to
 	rc = dev_read(from, buf, bytes, bm.sector * 512, d);
 	if (rc == 0)
 		rc = dev_write(to, buf, bytes, (to_sb->sb_sector + (uint64_t)(int64_t)to_sb->bitmap_offset) * 512, d);
+	free(buf);
+	return rc;
+}
+
+/* mdadm's chunk rule: double the chunk from md's least until the bits fit
+ * in the room (mdadm counts one bit more than the chunks, and halves the
+ * count with each doubling, rounded up). */
+static uint64_t least_chunk(uint64_t sync_size, uint64_t room_sectors)
+{
+	uint64_t max_bits = (room_sectors * 512 - BITMAP_HEADER_BYTES) * 8;
+	uint64_t chunk = BITMAP_CHUNK_MIN, bits = sync_size * 512 / BITMAP_CHUNK_MIN + 1;
+
+	while (bits > max_bits) {
+		chunk *= 2;
+		bits = (bits + 1) / 2;
+	}
+	return chunk;
+}
+
+int bitmap_new(struct md_bitmap *bm, const uint8_t uuid[16], uint64_t sync_size,
+	       uint32_t chunk, uint64_t room_sectors, uint64_t events, struct diag *d)
+{
+	uint64_t least;
+
+	memset(bm, 0, sizeof(*bm));
+	if (room_sectors * 512 <= BITMAP_HEADER_BYTES)
+		return diag_fail(d, "no room for a write-intent bitmap: %llu sectors left for it",
+				 (unsigned long long)room_sectors);
+	least = least_chunk(sync_size, room_sectors);
+	if (least > UINT32_MAX / 2 + 1)
+		return diag_fail(d, "a bitmap of %llu sectors would need chunks over 2 GiB",
+				 (unsigned long long)sync_size);
+	if (chunk && chunk < least)
+		return diag_fail(d, "--bitmap-chunk %uK is too small: %llu KiB of bitmap room needs at least %lluK to cover %llu KiB",
+				 chunk / 1024, (unsigned long long)room_sectors / 2,
+				 (unsigned long long)least / 1024, (unsigned long long)sync_size / 2);
+	if (!chunk)
+		chunk = least > BITMAP_CHUNK_DEFAULT ? (uint32_t)least : BITMAP_CHUNK_DEFAULT;
+	bm->magic = BITMAP_MAGIC;
+	bm->version = BITMAP_VERSION_NEW;
+	memcpy(bm->uuid, uuid, 16);
+	bm->events = bm->events_cleared = events;
+	bm->sync_size = sync_size;
+	bm->chunksize = chunk;
+	bm->daemon_sleep = BITMAP_DAEMON_SLEEP;
+	bm->bits = (sync_size * 512 + chunk - 1) / chunk;
+	return 0;
+}
+
+uint64_t bitmap_bytes(const struct md_bitmap *bm, uint64_t align)
+{
+	uint64_t bytes = BITMAP_HEADER_BYTES + (bm->bits + 7) / 8;
+
+	return (bytes + align - 1) / align * align;
+}
+
+int bitmap_write_new(struct dev *dv, uint64_t sector, const struct md_bitmap *bm,
+		     uint64_t room_bytes, struct diag *d)
+{
+	uint64_t bytes = (room_bytes + 4095) / 4096 * 4096, i;
+	uint8_t *buf;
+	int rc;
+
+	if (!(buf = dev_alloc(bytes)))
+		return diag_fail(d, "%s: out of memory (%llu bytes) for a new bitmap", dv->path,
+				 (unsigned long long)bytes);
+	/* mdadm fills the room with ones; md clears a chunk's bit once the
+	 * chunk is in sync, which every chunk of a new array is */
+	memset(buf, 0xff, bytes);
+	bitmap_encode(bm, buf);
+	for (i = 0; i < bm->bits; i++)
+		buf[BITMAP_HEADER_BYTES + i / 8] &= (uint8_t)~(1u << (i % 8));
+	rc = dev_write(dv, buf, room_bytes, sector * 512, d);
 	free(buf);
 	return rc;
 }

@@ -13,6 +13,10 @@
 #define BITMAP_VERSION_HI 5          /* ... to BITMAP_MAJOR_CLUSTERED */
 #define BITMAP_WRITE_BEHIND_MAX 16383  /* md's COUNTER_MAX */
 #define BITMAP_HEADER_BYTES 256      /* bitmap_super_t; the bits follow it */
+#define BITMAP_VERSION_NEW 4         /* what mdadm writes: BITMAP_MAJOR_HI */
+#define BITMAP_DAEMON_SLEEP 5        /* seconds: mdadm's DEFAULT_BITMAP_DELAY */
+#define BITMAP_CHUNK_MIN 4096u       /* bytes: md cannot use sub-page chunks */
+#define BITMAP_CHUNK_DEFAULT (64u << 20)   /* bytes: mdadm's least default chunk */
 
 enum bitmap_state {
 	BITMAP_STALE = 1 << 1,
@@ -40,6 +44,26 @@ int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm,
 
 /* The 256-byte bitmap_super_t of bm, as md lays it out (bits not included). */
 void bitmap_encode(const struct md_bitmap *bm, uint8_t *b);
+
+/* A new bitmap covering sync_size sectors, as mdadm's add_internal_bitmap
+ * makes it: chunk bytes as asked (0: mdadm's default, the smallest power of
+ * two whose bits fit in room_sectors and at least 64 MiB), no bit set, and
+ * events and events_cleared both at events, the two being equal in every
+ * new array md has run (mdadm writes 0 and 0, with superblocks at 0).
+ * Fails when room_sectors holds no bitmap or the chunk asked for needs
+ * more bits than fit there. */
+int bitmap_new(struct md_bitmap *bm, const uint8_t uuid[16], uint64_t sync_size,
+	       uint32_t chunk, uint64_t room_sectors, uint64_t events, struct diag *d);
+
+/* Bytes bm takes on the device, its superblock and bits rounded up to
+ * align (mdadm's calc_bitmap_size). */
+uint64_t bitmap_bytes(const struct md_bitmap *bm, uint64_t align);
+
+/* Writes bm at sector of dv: its superblock and bits (all clear,
+ * the array being consistent), and the rest of room_bytes as mdadm fills
+ * it, all ones. */
+int bitmap_write_new(struct dev *dv, uint64_t sector, const struct md_bitmap *bm,
+		     uint64_t room_bytes, struct diag *d);
 
 /* Copies the bitmap from_sb points at on from to where to_sb points on to,
  * so md finds one there.  Returns 0 (also when from has none), -1 on error. */

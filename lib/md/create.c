@@ -11,6 +11,8 @@
 #include "md/create.h"
 
 #define DEFAULT_CHUNK_SECTORS 1024   /* 512 KiB */
+/* mdadm adds a bitmap unasked once each member gives more than 100 GiB */
+#define BITMAP_DEFAULT_ABOVE_SECTORS (100ULL << 21)
 
 int create_default_layout(int level)
 {
@@ -54,6 +56,8 @@ static int validate_spec(const struct create_spec *s, int n, struct diag *d)
 	if (n > max)
 		return diag_fail(d, "%d devices: %s metadata holds at most %d", n,
 				 s->major == 0 ? "0.90" : "stripe's", max);
+	if (s->level == MD_LEVEL_RAID0 && s->bitmap == CREATE_BITMAP_INTERNAL)
+		return diag_fail(d, "--bitmap=internal: a write-intent bitmap is not meaningful with raid0, which has nothing to resync");
 	if (s->major == 1 && (s->minor < 0 || s->minor > 2))
 		return diag_fail(d, "metadata 1.%d does not exist (1.0, 1.1, 1.2)", s->minor);
 	return 0;
@@ -191,6 +195,72 @@ static void describe_members(const struct create_plan *p, struct super_slot *slo
 	}
 }
 
+static bool wants_bitmap(const struct create_plan *p)
+{
+	if (p->spec.level == MD_LEVEL_RAID0 || p->spec.bitmap == CREATE_BITMAP_NONE)
+		return false;
+	return p->spec.bitmap == CREATE_BITMAP_INTERNAL || p->size > BITMAP_DEFAULT_ABOVE_SECTORS;
+}
+
+/* The sectors md's bitmap covers: a member's, but raid10's resync runs in
+ * array sectors, which mdadm counts in whole KiB per copy. */
+static uint64_t bitmap_span(const struct create_plan *p)
+{
+	uint64_t copies = (uint64_t)(p->geo.layout & 0xff) * (uint64_t)((p->geo.layout >> 8) & 0xff);
+
+	if (p->spec.level != MD_LEVEL_RAID10 || !copies)
+		return p->size;
+	return p->size / 2 * (uint64_t)p->spec.raid_disks / copies * 2;
+}
+
+/* 1.1 and 1.2 keep the bitmap and then the bad-block log between the
+ * superblock and the data, which a --data-offset of its own may leave too
+ * little room for (mdadm would put the log over the end of the bitmap). */
+static int bitmap_fits(const struct create_plan *p, struct diag *d)
+{
+	const struct super_ops *o = super_ops_of(p->spec.major);
+	uint64_t end;
+
+	if (p->spec.major != 1 || p->spec.minor == 0)
+		return 0;
+	end = o->location(p->spec.minor, 0) + (uint64_t)o->bitmap_offset(p->spec.minor, &p->bitmap)
+	    + p->bitmap_bytes / 512 + MD_BBLOG_SECTORS;
+	if (p->data_offset < end)
+		return diag_fail(d, "data offset %llu sectors leaves no room for the bitmap and the bad-block log after it: data must start at sector %llu or later",
+				 (unsigned long long)p->data_offset, (unsigned long long)end);
+	return 0;
+}
+
+static int plan_bitmap(struct create_plan *p, const uint8_t uuid[16], struct diag *d)
+{
+	const struct super_ops *o = super_ops_of(p->spec.major);
+	uint8_t id[16];
+	int i;
+
+	if (!wants_bitmap(p)) {
+		if (!p->spec.bitmap_chunk)
+			return 0;
+		return diag_fail(d, "--bitmap-chunk needs an internal bitmap, and %s",
+				 p->spec.level == MD_LEVEL_RAID0 ? "raid0 has none"
+				 : p->spec.bitmap == CREATE_BITMAP_NONE ? "--bitmap=none asks for none"
+				 : "members of 100 GiB or less get none unless --bitmap=internal asks for one");
+	}
+	/* mdadm copies 0.90's UUID words into the bitmap in its CPU's
+	 * (little-endian) byte order; 1.x's UUID is bytes already */
+	for (i = 0; i < 16; i++)
+		id[i] = p->spec.major == 0 ? uuid[i / 4 * 4 + 3 - i % 4] : uuid[i];
+	/* events in step with the new superblocks' (mdadm's start at 0, so
+	 * its bitmaps do; stripe's start at 1), or md takes it as stale */
+	if (bitmap_new(&p->bitmap, id, bitmap_span(p), p->spec.bitmap_chunk,
+		       o->bitmap_room(p->spec.minor, p->size), 1, d) < 0)
+		return -1;
+	p->has_bitmap = true;
+	/* 1.x: its superblock and bits in 4 KiB blocks; 0.90: all its room */
+	p->bitmap_bytes = p->spec.major ? bitmap_bytes(&p->bitmap, 4096)
+			: o->bitmap_room(p->spec.minor, p->size) * 512;
+	return bitmap_fits(p, d);
+}
+
 static void build_supers(struct create_plan *p, const uint8_t uuid[16])
 {
 	const struct super_ops *o = super_ops_of(p->spec.major);
@@ -200,6 +270,7 @@ static void build_supers(struct create_plan *p, const uint8_t uuid[16])
 		.level = p->spec.level, .layout = p->geo.layout, .raid_disks = p->spec.raid_disks,
 		.spares = p->spec.spares, .chunk_sectors = p->spec.chunk_sectors, .size = p->size,
 		.minor = p->spec.minor, .data_offset = p->data_offset, .n = p->n, .slot = slot,
+		.bitmap = p->has_bitmap ? &p->bitmap : NULL,
 	};
 	int i;
 
@@ -262,6 +333,8 @@ int create_plan(struct create_plan *p, const struct create_spec *s,
 		memcpy(uuid, s->uuid, 16);
 	else if (getrandom(uuid, sizeof(uuid), 0) != sizeof(uuid))
 		return diag_fail(d, "no random numbers for the array UUID");
+	if (plan_bitmap(p, uuid, d) < 0)
+		return -1;
 	build_supers(p, uuid);
 	return 0;
 }
@@ -299,6 +372,12 @@ static int prepare_member(struct create_plan *p, struct create_member *m, struct
 		return -1;
 	if (!p->spec.assume_clean && dev_zero(&m->dev, lo * 512, m->sb.data_size * 512, d) < 0)
 		return -1;
+	if (p->has_bitmap) {
+		int32_t at = super_ops_of(p->spec.major)->bitmap_offset(p->spec.minor, &p->bitmap);
+
+		return bitmap_write_new(&m->dev, m->sb.sb_sector + (uint64_t)(int64_t)at, &p->bitmap,
+					p->bitmap_bytes, d);
+	}
 	return 0;
 }
 

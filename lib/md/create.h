@@ -9,10 +9,19 @@
 
 #include "io/dev.h"
 #include "util/diag.h"
+#include "md/bitmap.h"
 #include "md/layout.h"
 #include "md/super.h"
 
 #define CREATE_DEFAULT UINT64_MAX
+
+/* mdadm's --bitmap: by default an internal bitmap on arrays whose
+ * members each give more than 100 GiB, none on smaller ones. */
+enum create_bitmap {
+	CREATE_BITMAP_DEFAULT,
+	CREATE_BITMAP_NONE,
+	CREATE_BITMAP_INTERNAL,
+};
 
 struct create_spec {
 	int level;
@@ -27,6 +36,8 @@ struct create_spec {
 	uint8_t uuid[16];
 	uint64_t data_offset;        /* sectors, CREATE_DEFAULT: mdadm's rule */
 	uint64_t size;               /* per-member sectors used, 0: largest that fits */
+	enum create_bitmap bitmap;
+	uint32_t bitmap_chunk;       /* bytes, 0: mdadm's default */
 	bool assume_clean;           /* write superblocks only */
 	bool force;                  /* accept members of mixed sizes */
 	uint64_t now;                /* creation time, seconds */
@@ -48,6 +59,9 @@ struct create_plan {
 	uint64_t size;               /* component sectors, as the superblocks say */
 	uint64_t data_offset;        /* sectors (1.1/1.2 common offset; 0 for 1.0/0.90) */
 	struct geometry geo;
+	bool has_bitmap;
+	struct md_bitmap bitmap;     /* with has_bitmap: every member's, bits clear */
+	uint64_t bitmap_bytes;       /* what of each member's bitmap room is written */
 };
 
 /* The level's mdadm defaults: layout, chunk. */
@@ -56,12 +70,14 @@ int create_default_layout(int level);
 /* Opens every member for writing (paths[i] == "missing" for an absent one),
  * works out sizes and offsets, and builds each member's superblock.  Writes
  * nothing.  Fails naming the member and the numbers when one is too small,
- * sizes differ by more than 1% (unless force), or the shape is invalid. */
+ * sizes differ by more than 1% (unless force), the shape is invalid, or
+ * the bitmap asked for cannot be made. */
 int create_plan(struct create_plan *p, const struct create_spec *s,
 		char *const *paths, int n, struct diag *d);
 
 /* Makes the array: clears stale md superblocks of other versions, zeroes the
- * data areas (unless assume_clean), then writes the superblocks. */
+ * data areas (unless assume_clean), writes the bitmaps, then the
+ * superblocks. */
 int create_write(struct create_plan *p, struct diag *d);
 
 void create_free(struct create_plan *p);

@@ -59,6 +59,8 @@ struct md_super {
 	} raw;
 };
 
+struct md_bitmap;
+
 /* One member of a new array, by device number. */
 struct super_slot {
 	bool present;                /* false: "missing" */
@@ -77,6 +79,7 @@ struct super_array {
 	uint64_t size;               /* component sectors */
 	int minor;                   /* 1.x: 0, 1 or 2 */
 	uint64_t data_offset;        /* sectors: 1.1 and 1.2 */
+	const struct md_bitmap *bitmap;    /* the internal bitmap, or NULL */
 	int n;                       /* members, present or not */
 	const struct super_slot *slot;
 };
@@ -107,6 +110,10 @@ struct super_ops {
 	uint64_t (*default_data_offset)(int minor, uint64_t dev_sectors, uint32_t chunk_sectors);
 	/* data sectors a new member of dev_sectors offers */
 	uint64_t (*data_room)(int minor, uint64_t dev_sectors, uint64_t data_offset);
+	/* sectors mdadm gives a new array's internal bitmap, by component size */
+	uint64_t (*bitmap_room)(int minor, uint64_t size);
+	/* where a new member's bitmap starts, sectors from its superblock */
+	int32_t (*bitmap_offset)(int minor, const struct md_bitmap *bm);
 	/* data sectors a replacement offers under ref's metadata */
 	uint64_t (*joiner_room)(const struct md_super *ref, uint64_t dev_sectors);
 	/* the smallest device that holds need data sectors under ref's metadata */

@@ -217,6 +217,21 @@ static uint64_t data_room0(int minor, uint64_t dev_sectors, uint64_t data_offset
 	return dev_sectors < 256 ? 0 : sb0_location(dev_sectors);
 }
 
+/* The bitmap follows the superblock's 4 KiB in the other 60 KiB of the
+ * 64 KiB reserved at the end, whatever the array's size. */
+#define SB0_BITMAP_OFFSET 8
+#define SB0_RESERVED_SECTORS 128
+
+static uint64_t bitmap_room0(int minor, uint64_t size)
+{
+	return SB0_RESERVED_SECTORS - SB0_BITMAP_OFFSET;
+}
+
+static int32_t bitmap_offset0(int minor, const struct md_bitmap *bm)
+{
+	return SB0_BITMAP_OFFSET;
+}
+
 static uint64_t joiner_room0(const struct md_super *ref, uint64_t dev_sectors)
 {
 	return data_room0(ref->minor, dev_sectors, 0);
@@ -355,7 +370,7 @@ static void new_member0(struct md_super *sb, const struct super_array *a, int nu
 	w[SB0_SIZE] = (uint32_t)(a->size / 2);
 	w[SB0_NR_DISKS] = (uint32_t)a->n;
 	w[SB0_RAID_DISKS] = (uint32_t)a->raid_disks;
-	w[SB0_STATE] = 1u << SB0_ST_CLEAN;
+	w[SB0_STATE] = 1u << SB0_ST_CLEAN | (a->bitmap ? 1u << SB0_ST_BITMAP : 0);
 	w[SB0_ACTIVE] = (uint32_t)active;
 	w[SB0_WORKING] = (uint32_t)present;
 	w[SB0_FAILED] = (uint32_t)(a->n - present);
@@ -437,6 +452,8 @@ const struct super_ops super0_ops = {
 	.location = location0,
 	.default_data_offset = no_data_offset,
 	.data_room = data_room0,
+	.bitmap_room = bitmap_room0,
+	.bitmap_offset = bitmap_offset0,
 	.joiner_room = joiner_room0,
 	.joiner_min_sectors = joiner_min_sectors0,
 	.decode = decode0,

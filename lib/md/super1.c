@@ -6,6 +6,7 @@
 #include <sys/random.h>
 
 #include "util/endian.h"
+#include "md/bitmap.h"
 #include "md/layout.h"
 #include "md/super.h"
 
@@ -313,13 +314,34 @@ static uint64_t joiner_min_sectors1(const struct md_super *ref, uint64_t need)
 	return ref->data_offset + need;
 }
 
+/* The room a new array's bitmap may take: what mdadm leaves for one. */
+static uint64_t bitmap_room1(int minor, uint64_t size)
+{
+	return bm_space(size);
+}
+
+/* 1.1 and 1.2 keep the bitmap 4 KiB after the superblock; 1.0 keeps it
+ * below the bad-block log under the superblock, in whole 4 KiB blocks
+ * counted (as mdadm counts them) for one bit more than the bitmap has. */
+static int32_t bitmap_offset1(int minor, const struct md_bitmap *bm)
+{
+	uint64_t bits = bm->sync_size * 512 / bm->chunksize + 1;
+
+	if (minor)
+		return 8;
+	return -(int32_t)(((bits + 7) / 8 + BITMAP_HEADER_BYTES + 4095) / 4096 * 8 + MD_BBLOG_SECTORS);
+}
+
 /* Where a new member's superblock, data and bad-block log go: 1.0 puts
  * the log and the bitmap's room just below the superblock at the end,
  * 1.1 and 1.2 after the superblock and the bitmap's room when the data
- * offset leaves space, else just before the data. */
-static void place_new1(struct sb1 *r, int minor, uint64_t dev_sectors, uint64_t data_offset)
+ * offset leaves space, else just before the data.  The bitmap's room is
+ * the bitmap itself when there is one (mdadm's write_init_super1). */
+static void place_new1(struct sb1 *r, int minor, uint64_t dev_sectors, uint64_t data_offset,
+		       const struct md_bitmap *bitmap)
 {
-	uint64_t bm = bm_space(r->size), off = sb1_location(minor, dev_sectors);
+	uint64_t bm = bitmap ? bitmap_bytes(bitmap, 4096) / 512 : bm_space(r->size);
+	uint64_t off = sb1_location(minor, dev_sectors);
 
 	r->super_offset = off;
 	if (minor == 0) {
@@ -394,6 +416,10 @@ static void new_member1(struct md_super *sb, const struct super_array *a, int nu
 	r->magic = MD_SB_MAGIC;
 	r->major_version = 1;
 	r->feature_map = a->level == MD_LEVEL_RAID0 ? SB1_FEAT_RAID0_LAYOUT : 0;
+	if (a->bitmap) {
+		r->feature_map |= SB1_FEAT_BITMAP_OFFSET;
+		r->bitmap_offset = (uint32_t)bitmap_offset1(a->minor, a->bitmap);
+	}
 	memcpy(r->set_uuid, a->uuid, 16);
 	set_name1(r, a);
 	r->ctime = r->utime = a->now;
@@ -402,7 +428,7 @@ static void new_member1(struct md_super *sb, const struct super_array *a, int nu
 	r->size = a->size;
 	r->chunksize = a->level == MD_LEVEL_RAID1 ? 0 : a->chunk_sectors;
 	r->raid_disks = (uint32_t)a->raid_disks;
-	place_new1(r, a->minor, dev_sectors, a->data_offset);
+	place_new1(r, a->minor, dev_sectors, a->data_offset, a->bitmap);
 	r->dev_number = (uint32_t)number;
 	if (getrandom(r->device_uuid, sizeof(r->device_uuid), 0) != sizeof(r->device_uuid))
 		memset(r->device_uuid, number + 1, sizeof(r->device_uuid));
@@ -546,6 +572,8 @@ const struct super_ops super1_ops = {
 	.location = location1,
 	.default_data_offset = default_data_offset1,
 	.data_room = data_room1,
+	.bitmap_room = bitmap_room1,
+	.bitmap_offset = bitmap_offset1,
 	.joiner_room = joiner_room1,
 	.joiner_min_sectors = joiner_min_sectors1,
 	.decode = decode1,

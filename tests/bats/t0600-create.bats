@@ -208,3 +208,159 @@ mdadm_layout() {
 	  "$(tail -c +$((1048576 + 1)) "$d/b.img" | head -c 4M | sha256sum)" ]
 	[ "$(tr -d '\0' < "$d/a.img" | wc -c)" -gt 4000000 ]
 }
+
+# The write-intent bitmap.  tests/fixtures/md-writes/*bitmap* (and the
+# large sets, whose MANIFESTs keep only what mdadm showed) are arrays
+# mdadm 4.2 made in ../shared/mdvm; stripe_create= in each MANIFEST is the
+# same shape in stripe-create's options.
+MDW=$TOP/tests/fixtures/md-writes
+
+# as_made_by_md SET: stripe-create makes SET's array again, in $D/SET/dN.img
+# (sparse, of the MANIFEST's member size).
+as_made_by_md() {
+	local m=$MDW/$1/MANIFEST n size i opts imgs=()
+	n=$(sed -n 's/^members=//p' "$m")
+	size=$(sed -n 's/^member_size=//p' "$m")
+	opts=$(sed -n 's/^stripe_create=//p' "$m")
+	mkdir -p "$D/$1"
+	for ((i = 0; i < n; i++)); do imgs+=("$D/$1/d$i.img"); done
+	# shellcheck disable=SC2086  # opts is a list of options
+	stripe-create -q --image-size "${size:-8M}" $opts "${imgs[@]}" 2>/dev/null
+}
+
+# md_showed SET examine|-X: what mdadm showed of SET's member0 in the VM.
+md_showed() {
+	sed -n 's/^#   //p' "$MDW/$1/MANIFEST" | awk -v w="$2" '/^--- /{ p = $3 == w; next } p'
+}
+
+# settled: mdadm's lines that two creates of one shape share: not the
+# times, device UUID, events, checksum, file name or 0.90 device numbers
+# and names.
+settled() {
+	sed -E -e '/(Creation|Update) Time|Device UUID|Checksum|Events|Filename|^\/|^ *$/d' \
+		-e 's/ +\(local to host [^)]*\)//' \
+		-e 's/^( *(this|[0-9]+) +[0-9]+) +[0-9]+ +[0-9]+ /\1 - - /' -e 's/ +\/dev\/[a-z0-9]+$//'
+}
+
+# bitmap_sector IMG: where mdadm --examine says IMG's bitmap starts.
+bitmap_sector() {
+	local ex sb bm
+	ex=$(mdadm --examine "$1")
+	sb=$(sed -n 's/^ *Super Offset : \([0-9]*\) sectors/\1/p' <<<"$ex")
+	bm=$(sed -n 's/^ *Internal Bitmap : \(-*[0-9]*\) sectors.*/\1/p' <<<"$ex")
+	if [ -z "$sb" ]; then	# 0.90: 4 KiB into the last 64 KiB-aligned 64 KiB
+		sb=$(($(stat -c %s "$1") / 65536 * 128 - 128)) bm=8
+	fi
+	[ -n "$bm" ] && echo $((sb + bm))
+}
+
+# bitmap_shown IMG: mdadm -X of IMG's bitmap (the host's mdadm reads a
+# regular file as a bitmap file, so the bitmap is cut out first).
+bitmap_shown() {
+	local at
+	at=$(bitmap_sector "$1") || { echo "no bitmap"; return; }
+	dd if="$1" of="$1.bitmap" bs=512 skip="$at" count=120 status=none
+	mdadm -X "$1.bitmap" 2>&1
+}
+
+BITMAP_SETS="r5-4d-64k-1.2-bitmap r5-3d-64k-1.2-bitmap4k r1-2d-1.0-bitmap r10-3d-n2-1.2-bitmap
+	r6-4d-64k-1.1-bitmap r5-3d-64k-0.90-bitmap r5-3d-64k-1.0-bitmap8k"
+LARGE_SETS="r1-2d-210g-1.2-bitmap r1-2d-210g-1.0-bitmap r1-2d-99g-1.2 r1-2d-120g-1.2-bitmap1m
+	r10-3d-101g-1.2-bitmap"
+
+@test "--bitmap=internal makes the superblocks and bitmap mdadm makes, on every metadata version" {
+	local set out=""
+	D=$BATS_TEST_TMPDIR
+	for set in $BITMAP_SETS; do
+		as_made_by_md "$set" || { out+=" $set: create failed"; continue; }
+		diff <(mdadm --examine "$D/$set/d0.img" | settled) <(md_showed "$set" examine | settled) >/dev/null ||
+			out+=" $set: --examine differs"
+		# mdadm -X shows a 0.90 bitmap's UUID words swapped to the array's
+		# order only on a 0.90 member, not cut out: the next test
+		# compares those bytes
+		diff <(bitmap_shown "$D/$set/d0.img" | settled | sed '/UUID/d') \
+			<(md_showed "$set" -X | settled | sed '/UUID/d') >/dev/null || out+=" $set: -X differs"
+	done
+	[ -z "$out" ] || fail "$out"
+}
+
+# 1.x: ctime 64-71, device UUID 168-183, utime 192-199, events 200-207,
+# checksum 216-219 from the superblock; the bitmap's events and events
+# cleared at 24-39 from its start.  0.90: ctime 24, utime 128, checksum
+# 152, recovery_cp 172 (mdadm writes 0, stripe the clean value, as md
+# does on its next superblock write), each disk's device numbers; events
+# are equal (1).
+@test "a member with a bitmap is mdadm's byte for byte but for times, identities and events" {
+	local set sb bm v1 out=""
+	D=$BATS_TEST_TMPDIR
+	for set in $BITMAP_SETS; do
+		as_made_by_md "$set" || { out+=" $set: create failed"; continue; }
+		xz -dc "$MDW/$set/member0.img.xz" > "$D/md.img"
+		sb=$(mdadm --examine "$D/md.img" | sed -n 's/^ *Super Offset : \([0-9]*\) sectors/\1/p')
+		bm=$(bitmap_sector "$D/md.img")
+		v1=${sb:+1} sb=${sb:-$((bm - 8))}
+		out+=$(cmp -l "$D/md.img" "$D/$set/d0.img" | awk -v sb="$((sb * 512))" -v bm="$((bm * 512))" \
+			-v v1="$v1" -v set="$set" '
+			{ o = $1 - 1 - sb; b = $1 - 1 - bm }
+			b >= 24 && b < 40 { next }
+			v1 && ((o >= 64 && o < 72) || (o >= 168 && o < 184) || (o >= 192 && o < 208) || (o >= 216 && o < 220)) { next }
+			!v1 && ((o >= 24 && o < 28) || (o >= 128 && o < 132) || (o >= 152 && o < 156) || (o >= 172 && o < 176)) { next }
+			!v1 && o >= 512 && o < 4096 && (o % 128 >= 4 && o % 128 < 12) { next }
+			{ printf " %s@%d", set, $1 - 1; if (++n == 5) exit }')
+	done
+	[ -z "$out" ] || fail "differs from what mdadm made:$out"
+}
+
+@test "a new bitmap has the superblocks' events, no bit set, --assume-clean or not" {
+	local out
+	D=$BATS_TEST_TMPDIR
+	stripe-create -q -l 5 -c 64K --bitmap=internal --bitmap-chunk=4 --image-size 8M "$D"/a.img "$D"/b.img "$D"/c.img
+	out=$(bitmap_shown "$D/a.img")
+	ends_line "$out" "Events : 1" || fail "$out"
+	ends_line "$out" "Events Cleared : 1" || fail "$out"
+	ends_line "$out" "Bitmap : 1792 bits (chunks), 0 dirty (0.0%)" || fail "$out"
+	[ "$(events_of "$D/a.img")" = 1 ]
+	stripe-create -q -f --assume-clean -l 5 -c 64K --bitmap=internal --bitmap-chunk=4 "$D"/a.img "$D"/b.img "$D"/c.img
+	ends_line "$(bitmap_shown "$D/a.img")" "Bitmap : 1792 bits (chunks), 0 dirty (0.0%)"
+}
+
+@test "members over 100 GiB get mdadm's bitmap unasked, with the bad-block log and 1.0's data placed around it" {
+	local set out=""
+	D=$BATS_TEST_TMPDIR
+	for set in $LARGE_SETS; do
+		as_made_by_md "$set" || { out+=" $set: create failed"; continue; }
+		diff <(mdadm --examine "$D/$set/d0.img" | settled) <(md_showed "$set" examine | settled) >/dev/null ||
+			out+=" $set: --examine differs"
+		diff <(bitmap_shown "$D/$set/d0.img" | settled) <(md_showed "$set" -X | settled | sed 's/.*doesn.t have bitmap/no bitmap/') \
+			>/dev/null || out+=" $set: -X differs"
+		rm -f "$D/$set"/*.img
+	done
+	[ -z "$out" ] || fail "$out"
+}
+
+@test "--bitmap=none makes no bitmap on members over 100 GiB" {
+	D=$BATS_TEST_TMPDIR
+	stripe-create -q -l 1 --bitmap=none --image-size 120G "$D"/a.img "$D"/b.img
+	run mdadm --examine "$D/a.img"
+	assert_line --regexp 'Feature Map : 0x0$'
+	refute_line --partial 'Internal Bitmap'
+	[ "$(stripe-create --dry-run --json -l 1 --bitmap=none --image-size 120G "$D"/x.img "$D"/y.img | jq .bitmap)" = null ]
+}
+
+@test "--bitmap-chunk takes a bare number as KiB, as mdadm does, and K and M as every size" {
+	D=$BATS_TEST_TMPDIR
+	[ "$(stripe-create --dry-run --json -l 1 -b internal --bitmap-chunk 8 --image-size 8M "$D"/a.img "$D"/b.img |
+		jq .bitmap.chunk_bytes)" = 8192 ]
+	[ "$(stripe-create --dry-run --json -l 1 -b internal --bitmap-chunk 8K --image-size 8M "$D"/a.img "$D"/b.img |
+		jq .bitmap.chunk_bytes)" = 8192 ]
+	[ "$(stripe-create --dry-run --json -l 1 -b internal --bitmap-chunk 2M --image-size 8M "$D"/a.img "$D"/b.img |
+		jq .bitmap.chunk_bytes)" = 2097152 ]
+}
+
+@test "--dry-run --json describes the bitmap: chunk, bits, sectors covered and where it starts" {
+	D=$BATS_TEST_TMPDIR
+	run stripe-create --dry-run --json -l 10 -c 64K -e 1.0 -b internal --bitmap-chunk 4 --image-size 8M \
+		"$D"/a.img "$D"/b.img "$D"/c.img
+	assert_success
+	[ "$(jq -c .bitmap <<<"$output")" = '{"chunk_bytes":4096,"bits":3048,"sync_size_sectors":24384,"offset_sectors":-16}' ]
+}

@@ -104,3 +104,38 @@ refused() {
 	assert_failure 2
 	[[ $stderr == *"$loop"*"mounted"* ]] || fail "stderr: $stderr"
 }
+
+@test "--bitmap=internal is refused with raid0, in one line, as mdadm refuses it" {
+	refused "^stripe-create: --bitmap=internal: .*not meaningful with raid0[^"$'\n'"]*$" -l 0 -b internal "$D"/a.img "$D"/b.img
+}
+
+@test "--bitmap-chunk without an internal bitmap is refused: members of 100 GiB or less get none unasked" {
+	refused "--bitmap-chunk needs an internal bitmap, and members of 100 GiB or less get none unless --bitmap=internal" \
+		-l 1 --bitmap-chunk 4 "$D"/a.img "$D"/b.img
+}
+
+@test "--bitmap-chunk with --bitmap=none is refused" {
+	refused "--bitmap-chunk needs an internal bitmap, and --bitmap=none asks for none" \
+		-l 1 -b none --bitmap-chunk 4 "$D"/a.img "$D"/b.img
+}
+
+@test "a --bitmap-chunk too small for the bitmap's room is refused with the least that fits" {
+	truncate -s 200M "$D"/a.img "$D"/b.img
+	# 4 KiB of room hold 30720 bits: 199 MiB need 8K chunks
+	refused "--bitmap-chunk 4K is too small: 4 KiB of bitmap room needs at least 8K" \
+		-l 1 -b internal --bitmap-chunk 4 "$D"/a.img "$D"/b.img
+}
+
+@test "a --bitmap-chunk that is not a power of two from 4K is refused" {
+	refused "--bitmap-chunk 6K: 6144 bytes is not a power of two from 4K to 1G" -l 1 -b internal --bitmap-chunk 6K "$D"/a.img "$D"/b.img
+	refused "--bitmap-chunk 2: 2048 bytes is not a power of two from 4K to 1G" -l 1 -b internal --bitmap-chunk 2 "$D"/a.img "$D"/b.img
+}
+
+@test "--bitmap takes internal or none, not a bitmap file" {
+	refused "--bitmap: '/tmp/bm' is not internal or none" -l 1 -b /tmp/bm "$D"/a.img "$D"/b.img
+}
+
+@test "a --data-offset that leaves no room for the bitmap and the bad-block log after it is refused" {
+	refused "data offset 24 sectors leaves no room for the bitmap and the bad-block log after it: data must start at sector 32" \
+		-l 1 -b internal --data-offset 12K "$D"/a.img "$D"/b.img
+}

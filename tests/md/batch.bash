@@ -3,7 +3,8 @@
 # and the checks of md's results.
 #
 #   mk NAME MEMBERS LOSE CREATE-OPTION...  (mk_array: the same, without
-#	the batch_add)
+#	the batch_add; MK_UNWRITTEN=1 mk ...: without the write, the array
+#	as stripe-create left it, zeroes throughout)
 #	MEMBERS is a count of $MEMBER_SIZE members ("4") or a comma list of
 #	member sizes and "missing" ("4M,6M,8M", "4M,missing,4M,4M").  LOSE is
 #	"-" or a comma list of member indexes whose files are deleted after
@@ -92,8 +93,13 @@ mk_array() {
 	printf '%s\n' "${present[@]}" > "$d/members"
 	size=$(jq -r .size_bytes "$d/create.json")
 	echo "$size" > "$d/size"
-	"$TTOOLS/pattern" "$name" "$size" | sha > "$d/pattern.sha256"
-	if ! "$TTOOLS/pattern" "$name" "$size" | stripe-write -q --progress none "${present[@]}" 2> "$d/write.err"; then
+	if [ -n "${MK_UNWRITTEN:-}" ]; then
+		head -c "$size" /dev/zero | sha > "$d/pattern.sha256"
+	else
+		"$TTOOLS/pattern" "$name" "$size" | sha > "$d/pattern.sha256"
+	fi
+	if [ -z "${MK_UNWRITTEN:-}" ] &&
+		! "$TTOOLS/pattern" "$name" "$size" | stripe-write -q --progress none "${present[@]}" 2> "$d/write.err"; then
 		echo "stripe-write failed: $(cat "$d/write.err")" > "$d/error"
 		return 0
 	fi

@@ -70,6 +70,33 @@ make_arrays() {
 	mk lost-r10 4 1 -l 10 -c 32K
 	mk lost-r10-f2 4 3 -l 10 -p f2 -c 32K -e 0.90
 	mk lost-r10-o2-odd 3 1 -l 10 -p o2 -c 32K
+	# with a write-intent bitmap: as stripe-create left them, and written
+	# (one --bitmap-chunk small enough for hundreds of bits in each)
+	MK_UNWRITTEN=1 mk bmc-r5-1.2 4 - -l 5 -c 32K --bitmap=internal
+	MK_UNWRITTEN=1 mk bmc-r5-1.2-clean 4 - -l 5 -c 32K --bitmap=internal --assume-clean
+	MK_UNWRITTEN=1 mk bmc-r10-1.0 4 - -l 10 -c 32K -e 1.0 --bitmap=internal --bitmap-chunk 4
+	MK_UNWRITTEN=1 mk bmc-r6-1.1 4 - -l 6 -c 32K -e 1.1 --bitmap=internal
+	MK_UNWRITTEN=1 mk bmc-r1-0.90 2 - -l 1 -e 0.90 --bitmap=internal
+	mk bm-r5-1.2 4 - -l 5 -c 32K --bitmap=internal
+	mk bm-r1-1.0 2 - -l 1 -e 1.0 --bitmap=internal
+	mk bm-r10-1.2 4 - -l 10 -c 32K --bitmap=internal --bitmap-chunk 4
+	mk bm-r6-1.1 4 - -l 6 -c 32K -e 1.1 --bitmap=internal
+	mk bm-r5-0.90 3 - -l 5 -c 32K -e 0.90 --bitmap=internal
+}
+
+# md_check_bitmap NAME...: md took each array's write-intent bitmap as its
+# own (mdadm -X found one after md stopped the array) and, finding it up
+# to date with no bit set, started no resync once read-write.
+md_check_bitmap() {
+	local name bad=()
+	md_results
+	for name in "$@"; do
+		md_view "$name" || { bad+=("$name: $(why "$name")"); continue; }
+		[ "${V[bm_events]}" != - ] || bad+=("$name: md found no bitmap")
+		[ "${V[rw_sync]}" = idle ] || bad+=("$name: md's sync action was ${V[rw_sync]} once read-write")
+		[ "${V[bm_dirty]}" = 0 ] || bad+=("$name: ${V[bm_dirty]} bits dirty after md stopped it")
+	done
+	[ ${#bad[@]} -eq 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 }
 
 setup_file() {
@@ -136,6 +163,16 @@ setup() {
 
 @test "md reads what stripe-write wrote to arrays after a member was lost" {
 	md_check $(names lost-)
+}
+
+@test "md finds the bitmap of arrays stripe-create made with --bitmap=internal up to date and starts no resync" {
+	md_check $(names bmc-)
+	md_check_bitmap $(names bmc-)
+}
+
+@test "md reads what stripe wrote to arrays with a write-intent bitmap, finds the bitmap up to date and starts no resync" {
+	md_check $(names bm-)
+	md_check_bitmap $(names bm-)
 }
 
 @test "mdadm --detail shows every array with the level, devices, chunk, layout and metadata it was created with" {
