@@ -34,8 +34,14 @@ static void usage(FILE *out)
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
+		"The array's state is md's: clean, or active (a resync is due), then\n"
+		"\", degraded\" or \", FAILED\" where roles are missing. A reshape, a write\n"
+		"journal, a partial parity log or a clustered array is refused, its members\n"
+		"shown.\n"
+		"\n"
 		"Exit status: 0 the array is whole, 1 it is degraded or failed or members\n"
-		"were left out, 2 a member could not be read or the array cannot be formed.\n");
+		"were left out, 2 a member could not be read, or the array cannot be formed\n"
+		"or is in a state stripe does not implement.\n");
 }
 
 struct member_extra {

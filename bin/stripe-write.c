@@ -27,7 +27,7 @@ static void usage(FILE *out)
 		"directly, partial ones read, merged and written back. On a degraded array what\n"
 		"a missing member would hold is kept in parity. Like md, the array is marked\n"
 		"dirty in every superblock before the first write and clean after the last,\n"
-		"so an interrupted write shows as \"needs resync\".\n"
+		"so an interrupted write shows as \"active\" (a resync is due).\n"
 		"\n"
 		"Options:\n"
 		"      --offset N          array byte to start at (K, M, G, T suffixes)\n"

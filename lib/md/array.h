@@ -82,7 +82,7 @@ int array_redundancy(const struct geometry *g);
 /* Records on every in-sync member that the array is about to change
  * (clean = false: events + 1, resync needed) or is consistent again
  * (clean = true: events + 1, in sync), as md does around writes, so an
- * interrupted run is seen as "needs resync" by md and by stripe. */
+ * interrupted run is seen as active, needing a resync, by md and by stripe. */
 int array_mark(struct array *a, bool clean, struct diag *d);
 
 /* The device numbers md would run the array with: the members holding a

@@ -230,23 +230,43 @@ static uint64_t room_of(const struct md_super *s)
 	return s->major == 1 ? s->data_size : s->sb_sector;
 }
 
+/* md keeps a 1.x member's write-intent bitmap beside its data, where the
+ * superblock places it, and will not write one that overlaps the data it
+ * uses: those sectors cannot be both, and a repair would write data over
+ * the bitmap.  (A bad-block log there is no log: it is shown unreadable
+ * and never read, see badblocks.c.) */
+static int clear_of_bitmap(const struct member *m, uint64_t used, struct diag *d)
+{
+	const struct md_super *s = &m->sb;
+	uint64_t lo = s->data_offset, hi = s->data_offset + used;
+	int64_t bitmap = (int64_t)s->sb_sector + s->bitmap_offset;
+
+	if (s->major == 1 && (s->feature_map & SB1_FEAT_BITMAP_OFFSET) && bitmap >= (int64_t)lo &&
+	    bitmap < (int64_t)hi)
+		return diag_fail(d, "%s: its write-intent bitmap at sector %lld lies in the data the array uses (sectors %llu to %llu)",
+				 m->path, (long long)bitmap, (unsigned long long)lo, (unsigned long long)hi);
+	return 0;
+}
+
 /* Every member that holds a role must hold the component size the array
  * records: a larger size would read its superblock, or past its end, as
- * data. */
+ * data.  (RAID0 uses each member's whole data area.) */
 static int check_room(const struct array *a, struct diag *d)
 {
 	int i;
 
-	if (a->ref->level == 0)
-		return 0;
 	for (i = 0; i < a->nmembers; i++) {
 		const struct member *m = &a->members[i];
+		uint64_t used = a->ref->level == 0 ? m->sb.data_size : a->ref->size;
 
-		if ((m->state == MEMBER_ACTIVE || m->state == MEMBER_REBUILDING) &&
-		    room_of(&m->sb) < a->ref->size)
+		if (m->state != MEMBER_ACTIVE && m->state != MEMBER_REBUILDING)
+			continue;
+		if (a->ref->level != 0 && room_of(&m->sb) < a->ref->size)
 			return diag_fail(d, "%s: room for %llu data sectors, less than the component size of %llu the array records",
 					 m->path, (unsigned long long)room_of(&m->sb),
 					 (unsigned long long)a->ref->size);
+		if (clear_of_bitmap(m, used, d) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -288,6 +288,13 @@ examined() {
 	examined 0
 }
 
+@test "1.2: a write-intent bitmap placed in the data area is refused by every tool" {
+	hostile r5-4d-bitmap-1.2
+	every_field 96 4 2040
+	refused member0.img "its write-intent bitmap at sector 2048 lies in the data the array uses \(sectors 2048 to 16384\)" \
+		"${READERS[@]:1}" "${WRITERS[@]}"
+}
+
 @test "1.2: write-mostly and a count of corrected reads change nothing read" {
 	hostile r5-4d-64k-ls-1.2
 	field 1 184 1 1
@@ -458,6 +465,19 @@ examined() {
 	hostile r5-4d-64k-rs-1.0
 	field 1 136 8 16369
 	refused_everywhere member1.img "overlaps the superblock at sector 16368"
+}
+
+@test "1.0: a component size past every member's data area is refused by every tool" {
+	hostile r5-4d-64k-rs-1.0
+	every_field 80 8 16360
+	refused_everywhere member0.img "room for 16352 data sectors, less than the component size of 16360"
+}
+
+@test "1.0: a data area reaching the bad-block log, the component clear of it, reads right; the log is shown unreadable" {
+	hostile r5-4d-64k-rs-1.0
+	field 2 136 8 16368
+	reads_right
+	examined 1 "member2.img: bad-block log at sector 16360 \(8 sectors\) lies in the data area"
 }
 
 @test "1.0: a super_offset other than where the superblock is is refused" {
