@@ -232,7 +232,8 @@ static void print_reshape_text(const struct md_super *s)
 	super_reshape(s, &r);
 	human_size(r.position * 512, b, sizeof(b));
 	FIELD("Reshape pos'n", "%llu%s", (unsigned long long)r.position / 2, b);
-	FIELD("Delta Devices", "%d (%d->%d)", r.delta_disks, s->raid_disks - r.delta_disks, s->raid_disks);
+	FIELD("Delta Devices", "%d (%lld->%d)", r.delta_disks, (long long)s->raid_disks - r.delta_disks,
+	      s->raid_disks);
 	FIELD("New Level", "%s", level_name(r.new_level));
 	FIELD("New Layout", "%s", name_or(layout_name(r.new_level, r.new_layout, b, sizeof(b)), "-unknown-"));
 	FIELD("New Chunksize", "%lluK", (unsigned long long)r.new_chunk / 2);

@@ -140,6 +140,7 @@ static void classify(struct member *m, const struct member *fresh)
 	int own = m->sb.role, seen = super_role_of(ref, m->sb.dev_number);
 
 	if (ref->events - m->sb.events > 1 && own >= 0 && ref->events == EVENTS_LIMIT) {
+		/* behind a count md never reaches: the freshest may be the damaged one */
 		m->state = MEMBER_STALE;
 		snprintf(m->reason, sizeof(m->reason),
 			 "stale: events %llu, behind %s, whose events are at their limit (2^64-1), a count md never reaches; if its superblock is damaged, name the members without it",
