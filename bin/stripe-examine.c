@@ -230,7 +230,11 @@ static void print_reshape_text(const struct md_super *s)
 	if (!member_reshaping(s))
 		return;
 	super_reshape(s, &r);
-	human_size(r.position * 512, b, sizeof(b));
+	/* a position past any device's bytes has no size to show */
+	if (r.position <= UINT64_MAX / 512)
+		human_size(r.position * 512, b, sizeof(b));
+	else
+		b[0] = 0;
 	FIELD("Reshape pos'n", "%llu%s", (unsigned long long)r.position / 2, b);
 	FIELD("Delta Devices", "%d (%lld->%d)", r.delta_disks, (long long)s->raid_disks - r.delta_disks,
 	      s->raid_disks);

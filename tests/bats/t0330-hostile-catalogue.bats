@@ -288,6 +288,23 @@ examined() {
 	examined 0
 }
 
+@test "1.2: a reshape's hostile fields are shown as they are" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 8 4 0x24
+	every_field 104 8 0xffffffffffffffff
+	every_field 112 4 0x80000000
+	every_field 100 4 0x7fffffff
+	every_field 116 4 0xffffffff
+	every_field 120 4 0xffffffff
+	refused member0.img "a reshape is in progress" stripe-examine
+	quick_run stripe-examine "${M[0]}"
+	assert_output --regexp $'Reshape pos\'n : 9223372036854775807\n'
+	assert_output --partial "Delta Devices : -2147483648 (2147483652->4)"
+	assert_output --partial "New Level : unknown"
+	assert_output --partial "New Chunksize : 2147483647K"
+	assert_output --partial "Direction : backwards"
+}
+
 @test "1.2: a write-intent bitmap placed in the data area is refused by every tool" {
 	hostile r5-4d-bitmap-1.2
 	every_field 96 4 2040
