@@ -34,8 +34,14 @@ static void usage(FILE *out)
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
+		"The array's state is md's: clean, or active (a resync is due), then\n"
+		"\", degraded\" or \", FAILED\" where roles are missing. A reshape, a write\n"
+		"journal, a partial parity log or a clustered array is refused, its members\n"
+		"shown.\n"
+		"\n"
 		"Exit status: 0 the array is whole, 1 it is degraded or failed or members\n"
-		"were left out, 2 a member could not be read or the array cannot be formed.\n");
+		"were left out, 2 a member could not be read, or the array cannot be formed\n"
+		"or is in a state stripe does not implement.\n");
 }
 
 struct member_extra {
@@ -175,6 +181,20 @@ static void load_extra(struct member *m, struct member_extra *x)
 	x->has_bblog = x->has_bblog == 0 ? 1 : x->has_bblog < 0 ? -1 : 0;
 }
 
+/* md's names of what the superblock records and stripe does not
+ * implement, comma separated; empty when none. */
+static const char *unsupported_str(const struct md_super *s, char *buf, size_t len)
+{
+	const char *names[8];
+	int n = member_unimplemented(s, names, 8), i;
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
+	return buf;
+}
+
 #define FIELD(name, ...) do { printf("%15s : ", name); printf(__VA_ARGS__); printf("\n"); } while (0)
 /* mdadm sets the role lines one column further left than the rest. */
 #define FIELD14(name, ...) do { printf("%14s : ", name); printf(__VA_ARGS__); printf("\n"); } while (0)
@@ -198,6 +218,34 @@ static void print_bitmap_text(const struct member_extra *x, const struct md_supe
 	      x->bitmap.bits ? 100.0 * (double)x->bitmap.dirty / (double)x->bitmap.bits : 0.0);
 	FIELD("Bitmap State", "%s%s", x->bitmap.state & BITMAP_STALE ? "stale" : "ok",
 	      x->bitmap.state & BITMAP_WRITE_ERROR ? ", write error" : "");
+}
+
+/* mdadm's reshape lines, every field shown, as stripe refuses the array
+ * and this is all there is to see of it. */
+static void print_reshape_text(const struct md_super *s)
+{
+	struct md_reshape r;
+	char b[64];
+
+	if (!member_reshaping(s))
+		return;
+	super_reshape(s, &r);
+	/* a position past any device's bytes has no size to show */
+	if (r.position <= UINT64_MAX / 512)
+		human_size(r.position * 512, b, sizeof(b));
+	else
+		b[0] = 0;
+	FIELD("Reshape pos'n", "%llu%s", (unsigned long long)r.position / 2, b);
+	FIELD("Delta Devices", "%d (%lld->%d)", r.delta_disks, (long long)s->raid_disks - r.delta_disks,
+	      s->raid_disks);
+	FIELD("New Level", "%s", level_name(r.new_level));
+	FIELD("New Layout", "%s", name_or(layout_name(r.new_level, r.new_layout, b, sizeof(b)), "-unknown-"));
+	FIELD("New Chunksize", "%lluK", (unsigned long long)r.new_chunk / 2);
+	if (r.moves_data)
+		FIELD("New Offset", "%lld sectors", (long long)s->data_offset + (long long)r.new_offset);
+	if (r.backwards)
+		FIELD("Direction", "backwards");
+	printf("\n");
 }
 
 static void print_geometry_text(const struct md_super *s)
@@ -286,6 +334,9 @@ static void print_v0_text(const struct array *a, const struct member *m)
 		FIELD("Checksum", "%x - expected %x", s->csum_stored, s->csum_computed);
 	FIELD("Events", "%llu", (unsigned long long)s->events);
 	printf("\n");
+	if (*unsupported_str(s, b, sizeof(b)))
+		FIELD("Unsupported", "%s", b);
+	print_reshape_text(s);
 	print_geometry_text(s);
 	printf("\n      Number   Major   Minor   RaidDevice State\n");
 	print_disk_row("this", &v.this_disk, m->path);
@@ -318,6 +369,8 @@ static void print_member_text(const struct array *a, const struct member *m,
 	FIELD("Version", "%s", super_version(s, b1, sizeof(b1)));
 	if (s->major == 1)
 		FIELD("Feature Map", "0x%x", s->feature_map);
+	if (*unsupported_str(s, b2, sizeof(b2)))
+		FIELD("Unsupported", "%s", b2);
 	super_uuid_str(s->uuid, u);
 	FIELD("Array UUID", "%s", u);
 	if (s->major == 1)
@@ -362,6 +415,7 @@ static void print_member_text(const struct array *a, const struct member *m,
 		FIELD("Checksum", "%x - expected %x", s->csum_stored, s->csum_computed);
 	FIELD("Events", "%llu", (unsigned long long)s->events);
 	printf("\n");
+	print_reshape_text(s);
 	print_geometry_text(s);
 	printf("\n");
 	role_str(s, b1, sizeof(b1));
@@ -391,7 +445,8 @@ static void print_array_text(const struct array *a)
 	FIELD("Raid Devices", "%d", s->raid_disks);
 	human_size(a->geo.array_sectors * 512, b1, sizeof(b1));
 	FIELD("Array Size", "%llu KiB%s", (unsigned long long)a->geo.array_sectors / 2, b1);
-	FIELD("State", "%s%s", array_state_name(a->state), a->dirty ? ", needs resync" : "");
+	array_md_state(a, b1, sizeof(b1));
+	FIELD("State", "%s", b1);
 	FIELD("Events", "%llu", (unsigned long long)a->events);
 	printf("\n");
 	for (i = 0; i < s->raid_disks; i++) {
@@ -404,6 +459,38 @@ static void print_array_text(const struct array *a)
 		if (m->state != MEMBER_ACTIVE)
 			FIELD("Left out", "%s: %s", m->path, m->reason);
 	}
+}
+
+/* The states stripe refuses, and a reshape's fields. */
+static void json_member_unsupported(struct json *j, const struct md_super *s)
+{
+	const char *names[8];
+	int n = member_unimplemented(s, names, 8), i;
+	struct md_reshape r;
+	char b[64];
+
+	if (!n)
+		return;
+	json_array(j, "unsupported");
+	for (i = 0; i < n; i++)
+		json_str(j, NULL, names[i]);
+	json_close(j);
+	if (!member_reshaping(s))
+		return;
+	super_reshape(s, &r);
+	json_object(j, "reshape");
+	json_uint(j, "position_sectors", r.position);
+	json_int(j, "delta_disks", r.delta_disks);
+	json_str(j, "new_level", level_name(r.new_level));
+	json_int(j, "new_layout", r.new_layout);
+	json_str(j, "new_layout_name", name_or(layout_name(r.new_level, r.new_layout, b, sizeof(b)), ""));
+	json_uint(j, "new_chunk_bytes", r.new_chunk * 512);
+	if (r.moves_data)
+		json_int(j, "new_offset_sectors", r.new_offset);
+	else
+		json_null(j, "new_offset_sectors");
+	json_bool(j, "backwards", r.backwards);
+	json_close(j);
 }
 
 static void json_member(struct json *j, const struct member *m, const struct member_extra *x)
@@ -461,6 +548,7 @@ static void json_member(struct json *j, const struct member *m, const struct mem
 	json_close(j);
 	array_state_str(s, b, sizeof(b));
 	json_str(j, "array_state", b);
+	json_member_unsupported(j, s);
 	if (x->has_bitmap > 0) {
 		json_object(j, "bitmap");
 		json_uint(j, "offset_sectors", x->bitmap.sector);
@@ -507,7 +595,9 @@ static void json_array_view(struct json *j, const struct array *a)
 	json_int(j, "raid_devices", s->raid_disks);
 	json_uint(j, "size_bytes", a->geo.array_sectors * 512);
 	json_uint(j, "component_size_sectors", a->geo.dev_sectors);
-	json_str(j, "state", array_state_name(a->state));
+	json_str(j, "state", array_state_word(a));
+	array_md_state(a, b, sizeof(b));
+	json_str(j, "md_state", b);
 	json_bool(j, "needs_resync", a->dirty);
 	json_uint(j, "events", a->events);
 	json_array(j, "roles");
@@ -569,7 +659,10 @@ static void export_array(const struct array *a)
 	cli_export_u64(stdout, "STRIPE_CHUNK_BYTES", (unsigned long long)s->chunk_sectors * 512);
 	cli_export_u64(stdout, "STRIPE_RAID_DEVICES", (unsigned long long)s->raid_disks);
 	cli_export_u64(stdout, "STRIPE_SIZE_BYTES", a->geo.array_sectors * 512);
-	cli_export(stdout, "STRIPE_STATE", array_state_name(a->state));
+	cli_export(stdout, "STRIPE_STATE", array_state_word(a));
+	array_md_state(a, b, sizeof(b));
+	cli_export(stdout, "STRIPE_MD_STATE", b);
+	cli_export_u64(stdout, "STRIPE_NEEDS_RESYNC", a->dirty);
 	cli_export_u64(stdout, "STRIPE_EVENTS", a->events);
 	mkfs_opts(&a->geo, opts, sizeof(opts));
 	cli_export(stdout, "STRIPE_MKFS_OPTS", opts);

@@ -27,7 +27,7 @@ static void usage(FILE *out)
 		"directly, partial ones read, merged and written back. On a degraded array what\n"
 		"a missing member would hold is kept in parity. Like md, the array is marked\n"
 		"dirty in every superblock before the first write and clean after the last,\n"
-		"so an interrupted write shows as \"needs resync\".\n"
+		"so an interrupted write shows as \"active\" (a resync is due).\n"
 		"\n"
 		"Options:\n"
 		"      --offset N          array byte to start at (K, M, G, T suffixes)\n"
@@ -38,9 +38,11 @@ static void usage(FILE *out)
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
-		"Exit status: 0 written, 2 error. A write past the end of the array is\n"
-		"refused before anything is written when the input's size is known (a file);\n"
-		"from a pipe, what fits is written and the run fails.\n");
+		"Exit status: 0 written, 1 written, but a member failed to read part of a\n"
+		"row the write kept (rebuilt from the other members, named on stderr),\n"
+		"2 error. A write past the end of the array is refused before anything is\n"
+		"written when the input's size is known (a file); from a pipe, what fits is\n"
+		"written and the run fails.\n");
 }
 
 struct input {
@@ -88,6 +90,40 @@ static int open_input(const char *path, struct input *in, uint64_t *size)
 	return 0;
 }
 
+/* Pages of a partial row that a member failed to read (or its bad-block
+ * log names): rebuilt from the rest of the row before the row was written
+ * whole again, as md writes around them.  Said a run of adjacent pages
+ * on one member at a time. */
+struct read_errors {
+	const struct member *m;
+	uint64_t start, len;         /* the run not yet said */
+	uint64_t bytes;              /* in all */
+	bool quiet;
+};
+
+static void say_read_errors(struct read_errors *re)
+{
+	if (re->len && !re->quiet)
+		fprintf(stderr, TOOL ": %s: read error at bytes %llu-%llu (%llu bytes); rebuilt from the other members\n",
+			re->m->path, (unsigned long long)re->start, (unsigned long long)(re->start + re->len - 1),
+			(unsigned long long)re->len);
+	re->len = 0;
+}
+
+static void note_read_error(void *ctx, const struct member *m, uint64_t offset, size_t len)
+{
+	struct read_errors *re = ctx;
+
+	if (re->len && (m != re->m || offset != re->start + re->len))
+		say_read_errors(re);
+	if (!re->len) {
+		re->m = m;
+		re->start = offset;
+	}
+	re->len += len;
+	re->bytes += len;
+}
+
 /* One byte more than fits tells a pipe that ran past the end. */
 static int input_has_more(struct input *in)
 {
@@ -117,6 +153,7 @@ int main(int argc, char **argv)
 	uint64_t off = 0, size, in_size, len, written = 0;
 	const char *input = NULL;
 	struct input in = { 0 };
+	struct read_errors errs = { 0 };
 	struct progress prog;
 	int c, quiet = 0, verbose = 0, rc = 0;
 	bool was_clean;
@@ -164,11 +201,15 @@ int main(int argc, char **argv)
 	len = in_size != UINT64_MAX ? in_size : size - off;
 	progress_start(&prog, pmode, TOOL, "writing", len);
 	in.prog = &prog;
+	errs.quiet = quiet && !verbose;
+	a.read_mended = note_read_error;
+	a.read_mended_ctx = &errs;
 	was_clean = !a.dirty;
 	if (array_mark(&a, false, &d) < 0 ||
 	    stripe_write(&a, off, len, read_input, &in, &written, &d) < 0)
 		rc = -1;
 	progress_finish(&prog);
+	say_read_errors(&errs);
 	if (rc == 0 && in_size == UINT64_MAX && written == size - off && input_has_more(&in)) {
 		rc = diag_fail(&d, "%s: the input runs past the end of the array (%llu bytes); %llu bytes were written",
 			       a.members[0].path, (unsigned long long)size, (unsigned long long)written);
@@ -185,5 +226,5 @@ int main(int argc, char **argv)
 	if (input)
 		close(in.fd);
 	array_close(&a);
-	return rc < 0 ? EXIT_ERROR : EXIT_OK;
+	return rc < 0 ? EXIT_ERROR : errs.bytes ? EXIT_PROBLEM : EXIT_OK;
 }

@@ -4,6 +4,7 @@
 #define STRIPE_ARRAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "io/dev.h"
@@ -31,6 +32,8 @@ struct member {
 	char reason[512];    /* why it was left out (empty for active members) */
 };
 
+/* Whether every role is held; md's clean or active (needing a resync)
+ * is struct array's dirty. */
 enum array_state {
 	ARRAY_CLEAN,         /* every role held */
 	ARRAY_DEGRADED,      /* roles missing, data still readable */
@@ -86,7 +89,7 @@ int array_redundancy(const struct geometry *g);
 /* Records on every in-sync member that the array is about to change
  * (clean = false: events + 1, resync needed) or is consistent again
  * (clean = true: events + 1, in sync), as md does around writes, so an
- * interrupted run is seen as "needs resync" by md and by stripe. */
+ * interrupted run is seen as active, needing a resync, by md and by stripe. */
 int array_mark(struct array *a, bool clean, struct diag *d);
 
 /* The events count the next state change records: one up, or a failure
@@ -100,6 +103,23 @@ int array_next_events(const struct array *a, uint64_t *events, struct diag *d);
 int array_present_numbers(const struct array *a, int *present);
 
 const char *member_state_name(enum member_state s);
-const char *array_state_name(enum array_state s);
+
+/* The array's state in one word: "clean", or "active" where a resync is
+ * needed (md's words for an array with every role held), "degraded" or
+ * "failed". */
+const char *array_state_word(const struct array *a);
+
+/* The state as mdadm --detail words it: "clean" or "active", then
+ * ", degraded" or ", FAILED" where roles are missing. */
+void array_md_state(const struct array *a, char *buf, size_t len);
+
+/* Whether a superblock records a reshape in progress (1.x RESHAPE_ACTIVE,
+ * 0.91). */
+bool member_reshaping(const struct md_super *s);
+
+/* md's names of the states a superblock records that stripe does not
+ * implement, and every tool refuses: "reshape", "journal", "ppl",
+ * "clustered"; up to max into names, returns how many. */
+int member_unimplemented(const struct md_super *s, const char **names, int max);
 
 #endif

@@ -20,9 +20,17 @@ const char *member_state_name(enum member_state s)
 	return names[s];
 }
 
-const char *array_state_name(enum array_state s)
+const char *array_state_word(const struct array *a)
 {
-	return s == ARRAY_CLEAN ? "clean" : s == ARRAY_DEGRADED ? "degraded" : "failed";
+	if (a->state != ARRAY_CLEAN)
+		return a->state == ARRAY_DEGRADED ? "degraded" : "failed";
+	return a->dirty ? "active" : "clean";
+}
+
+void array_md_state(const struct array *a, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", a->dirty ? "active" : "clean",
+		 a->state == ARRAY_FAILED ? ", FAILED" : a->state == ARRAY_DEGRADED ? ", degraded" : "");
 }
 
 /* md never reads what a member's bad-block log names: it serves those
@@ -121,13 +129,24 @@ static int freshest(const struct array *a, int any)
 	return best;
 }
 
-/* Decides one member's state against the array's freshest superblock
- * (whose events are at least the member's: no sum that could wrap). */
-static void classify(struct member *m, const struct md_super *ref)
+/* md adds one to events at every change of the array's state; 2^64-1
+ * is never reached by counting, only by a damaged or hostile superblock. */
+#define EVENTS_LIMIT UINT64_MAX
+
+/* Decides one member's state against the array's freshest member (whose
+ * events are at least the member's: no sum that could wrap). */
+static void classify(struct member *m, const struct member *fresh)
 {
+	const struct md_super *ref = &fresh->sb;
 	int own = m->sb.role, seen = super_role_of(ref, m->sb.dev_number);
 
-	if (ref->events - m->sb.events > 1 && own >= 0) {
+	if (ref->events - m->sb.events > 1 && own >= 0 && ref->events == EVENTS_LIMIT) {
+		/* behind a count md never reaches: the freshest may be the damaged one */
+		m->state = MEMBER_STALE;
+		snprintf(m->reason, sizeof(m->reason),
+			 "stale: events %llu, behind %s, whose events are at their limit (2^64-1), a count md never reaches; if its superblock is damaged, name the members without it",
+			 (unsigned long long)m->sb.events, fresh->path);
+	} else if (ref->events - m->sb.events > 1 && own >= 0) {
 		m->state = MEMBER_STALE;
 		snprintf(m->reason, sizeof(m->reason),
 			 "stale: events %llu, the array is at %llu (role %d was given up while it was away)",
@@ -148,42 +167,60 @@ static void classify(struct member *m, const struct md_super *ref)
 	}
 }
 
-static bool reshaping(const struct md_super *s)
+bool member_reshaping(const struct md_super *s)
 {
 	return s->major == 1 ? (s->feature_map & SB1_FEAT_RESHAPE_ACTIVE) != 0 : s->minor == 91;
 }
 
-/* What stripe does not implement is refused, not guessed at.  Data in a
- * reshape lies partly in the old geometry and partly in the new one, so
- * no single geometry reads it; a write journal, a partial parity log and
- * a cluster's other nodes must see every write, and stripe's writes go
- * past them. */
-static int refuse_unimplemented(const struct array *a, enum dev_mode mode, struct diag *d)
+/* What stripe does not implement is refused by every tool, not guessed
+ * at.  Data in a reshape lies partly in the old geometry and partly in
+ * the new one, so no single geometry reads it; the last writes may be in
+ * a write journal only; md replays a partial parity log into a dirty
+ * array's parity before anything reads it; a cluster's other nodes write
+ * while stripe reads, and must see every write. */
+static const struct unimplemented {
+	uint32_t bit;                /* 1.x feature bit; 0: a reshape in either version */
+	const char *name;            /* md's word for it */
+	const char *refusal;
+} unimplemented[] = {
+	{ 0, "reshape", "a reshape is in progress; stripe does not implement reshape" },
+	{ SB1_FEAT_JOURNAL, "journal", "the array keeps a write journal; stripe does not implement journals" },
+	{ SB1_FEAT_PPL, "ppl", "the array keeps a partial parity log; stripe does not implement partial parity logs" },
+	{ SB1_FEAT_CLUSTERED, "clustered", "the array is clustered; stripe does not implement clustered arrays" },
+};
+
+#define NUNIMPLEMENTED (sizeof(unimplemented) / sizeof(unimplemented[0]))
+
+static bool has_unimplemented(const struct md_super *s, const struct unimplemented *u)
 {
-	static const struct { uint32_t bit; const char *what; } unwritable[] = {
-		{ SB1_FEAT_JOURNAL, "a write journal" },
-		{ SB1_FEAT_PPL, "a partial parity log" },
-		{ SB1_FEAT_CLUSTERED, "a cluster's shared bitmap" },
-	};
+	if (!u->bit)
+		return member_reshaping(s);
+	return s->major == 1 && (s->feature_map & u->bit);
+}
+
+int member_unimplemented(const struct md_super *s, const char **names, int max)
+{
+	size_t k;
+	int n = 0;
+
+	for (k = 0; k < NUNIMPLEMENTED; k++)
+		if (has_unimplemented(s, &unimplemented[k]) && n < max)
+			names[n++] = unimplemented[k].name;
+	return n;
+}
+
+static int refuse_unimplemented(const struct array *a, struct diag *d)
+{
 	size_t k;
 	int i;
 
-	for (i = 0; i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
+	for (k = 0; k < NUNIMPLEMENTED; k++) {
+		for (i = 0; i < a->nmembers; i++) {
+			const struct member *m = &a->members[i];
 
-		if (m->has_sb && m->state != MEMBER_FOREIGN && reshaping(&m->sb))
-			return diag_fail(d, "%s: a reshape is in progress; stripe does not implement reshape",
-					 m->path);
-	}
-	for (i = 0; mode == DEV_WRITE && i < a->nmembers; i++) {
-		const struct member *m = &a->members[i];
-
-		if (!m->has_sb || m->state == MEMBER_FOREIGN || m->sb.major != 1)
-			continue;
-		for (k = 0; k < sizeof(unwritable) / sizeof(unwritable[0]); k++)
-			if (m->sb.feature_map & unwritable[k].bit)
-				return diag_fail(d, "%s: the array keeps %s, which stripe does not write; only reading is possible",
-						 m->path, unwritable[k].what);
+			if (m->has_sb && m->state != MEMBER_FOREIGN && has_unimplemented(&m->sb, &unimplemented[k]))
+				return diag_fail(d, "%s: %s", m->path, unimplemented[k].refusal);
+		}
 	}
 	return 0;
 }
@@ -195,23 +232,43 @@ static uint64_t room_of(const struct md_super *s)
 	return s->major == 1 ? s->data_size : s->sb_sector;
 }
 
+/* md keeps a 1.x member's write-intent bitmap beside its data, where the
+ * superblock places it, and will not write one that overlaps the data it
+ * uses: those sectors cannot be both, and a repair would write data over
+ * the bitmap.  (A bad-block log there is no log: it is shown unreadable
+ * and never read, see badblocks.c.) */
+static int clear_of_bitmap(const struct member *m, uint64_t used, struct diag *d)
+{
+	const struct md_super *s = &m->sb;
+	uint64_t lo = s->data_offset, hi = s->data_offset + used;
+	int64_t bitmap = (int64_t)s->sb_sector + s->bitmap_offset;
+
+	if (s->major == 1 && (s->feature_map & SB1_FEAT_BITMAP_OFFSET) && bitmap >= (int64_t)lo &&
+	    bitmap < (int64_t)hi)
+		return diag_fail(d, "%s: its write-intent bitmap at sector %lld lies in the data the array uses (sectors %llu to %llu)",
+				 m->path, (long long)bitmap, (unsigned long long)lo, (unsigned long long)hi);
+	return 0;
+}
+
 /* Every member that holds a role must hold the component size the array
  * records: a larger size would read its superblock, or past its end, as
- * data. */
+ * data.  (RAID0 uses each member's whole data area.) */
 static int check_room(const struct array *a, struct diag *d)
 {
 	int i;
 
-	if (a->ref->level == 0)
-		return 0;
 	for (i = 0; i < a->nmembers; i++) {
 		const struct member *m = &a->members[i];
+		uint64_t used = a->ref->level == 0 ? m->sb.data_size : a->ref->size;
 
-		if ((m->state == MEMBER_ACTIVE || m->state == MEMBER_REBUILDING) &&
-		    room_of(&m->sb) < a->ref->size)
+		if (m->state != MEMBER_ACTIVE && m->state != MEMBER_REBUILDING)
+			continue;
+		if (a->ref->level != 0 && room_of(&m->sb) < a->ref->size)
 			return diag_fail(d, "%s: room for %llu data sectors, less than the component size of %llu the array records",
 					 m->path, (unsigned long long)room_of(&m->sb),
 					 (unsigned long long)a->ref->size);
+		if (clear_of_bitmap(m, used, d) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -311,8 +368,8 @@ int array_open(struct array *a, char *const *paths, int n, const struct array_op
 	a->events = a->ref->events;
 	for (i = 0; i < n; i++)
 		if (a->members[i].has_sb && a->members[i].state != MEMBER_FOREIGN)
-			classify(&a->members[i], a->ref);
-	if (refuse_unimplemented(a, mode, d) < 0 || check_room(a, d) < 0 ||
+			classify(&a->members[i], &a->members[ref]);
+	if (refuse_unimplemented(a, d) < 0 || check_room(a, d) < 0 ||
 	    place_roles(a, a->members[ref].path, d) < 0 || setup_geometry(a, opt, a->members[ref].path, d) < 0)
 		return -1;
 	for (i = 0; i < a->ref->raid_disks; i++)
@@ -370,6 +427,26 @@ static int raid10_lost_chunk(const struct array *a, uint64_t *lost)
 	return 0;
 }
 
+static const struct member *fresh_member(const struct array *a)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++)
+		if (&a->members[i].sb == a->ref)
+			return &a->members[i];
+	return &a->members[0];
+}
+
+static bool stale_members(const struct array *a)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++)
+		if (a->members[i].state == MEMBER_STALE)
+			return true;
+	return false;
+}
+
 int array_check_readable(const struct array *a, struct diag *d)
 {
 	char roles[256] = "";
@@ -389,6 +466,10 @@ int array_check_readable(const struct array *a, struct diag *d)
 		ok = a->missing <= array_redundancy(&a->geo);
 	if (ok)
 		return 0;
+	if (a->ref->events == EVENTS_LIMIT && stale_members(a))
+		return diag_fail(d, "%s: events at their limit (2^64-1), a count md never reaches, so role%s %s of the %s array %s left out as stale; %d present, cannot read it; if its superblock is damaged, name the members without it",
+				 fresh_member(a)->path, a->missing > 1 ? "s" : "", roles, level_name(a->geo.level),
+				 a->missing > 1 ? "are" : "is", r - a->missing);
 	return diag_fail(d, "%s: %s array of %d devices is missing role%s %s; %d present, cannot read it",
 			 a->members[0].path, level_name(a->geo.level), r, a->missing > 1 ? "s" : "",
 			 roles, r - a->missing);

@@ -61,6 +61,42 @@ struct md_super {
 
 struct md_bitmap;
 
+/* A reshape as a superblock records it, meaningful while one is in
+ * progress (1.x RESHAPE_ACTIVE, 0.91). */
+struct md_reshape {
+	uint64_t position;           /* array sectors reshaped so far */
+	int delta_disks, new_level, new_layout;
+	uint64_t new_chunk;          /* sectors */
+	bool moves_data;             /* 1.x NEW_OFFSET: the data moves by new_offset */
+	int64_t new_offset;          /* sectors, from data_offset */
+	bool backwards;
+};
+
+/* 0.91 keeps reshape_position as one 64-bit word pair in the byte order
+ * of the host that wrote it; new_chunk is in bytes there. */
+static inline void super_reshape(const struct md_super *s, struct md_reshape *r)
+{
+	const struct sb1 *v = &s->raw.v1;
+	const uint32_t *w = s->raw.v0.w;
+	int lo = s->raw.v0.swapped ? 1 : 0;
+
+	*r = (struct md_reshape){ 0 };
+	if (s->major == 1) {
+		*r = (struct md_reshape){ .position = v->reshape_position, .delta_disks = (int32_t)v->delta_disks,
+					  .new_level = (int32_t)v->new_level, .new_layout = (int32_t)v->new_layout,
+					  .new_chunk = v->new_chunk,
+					  .moves_data = (s->feature_map & SB1_FEAT_NEW_OFFSET) != 0,
+					  .new_offset = (int32_t)v->new_offset,
+					  .backwards = (s->feature_map & SB1_FEAT_RESHAPE_BACKWARDS) != 0 };
+		return;
+	}
+	r->position = (uint64_t)w[SB0_RESHAPE_POS + 1 - lo] << 32 | w[SB0_RESHAPE_POS + lo];
+	r->new_level = (int32_t)w[SB0_NEW_LEVEL];
+	r->delta_disks = (int32_t)w[SB0_DELTA_DISKS];
+	r->new_layout = (int32_t)w[SB0_NEW_LAYOUT];
+	r->new_chunk = w[SB0_NEW_CHUNK] / 512;
+}
+
 /* One member of a new array, by device number. */
 struct super_slot {
 	bool present;                /* false: "missing" */

@@ -103,7 +103,65 @@ facts() {
 	run stripe-examine $(members r5-4d-degraded)
 	assert_failure 1
 	assert_output --regexp "Left out : .*member2.img: stale: events 21, the array is at 28"
-	assert_output --partial "State : degraded"
+	assert_output --partial "State : clean, degraded"
+}
+
+@test "examine's array state is the one mdadm --detail gave every fixture set" {
+	local set bad="" want got
+	for set in $(all_sets); do
+		[ -f "$TOP/tests/fixtures/$set/detail.txt" ] || continue
+		want=$(sed -n 's/^ *State : \(.*[^ ]\) *$/\1/p' "$TOP/tests/fixtures/$set/detail.txt")
+		got=$(stripe-examine -q $(members "$set") | sed -n 's/^ *State : //p')
+		[ "$got" = "$want" ] || bad+=" $set($got, md: $want)"
+	done
+	[ -z "$bad" ] || fail "differs for:$bad"
+}
+
+# dirty DIR SET: a copy of SET in DIR whose superblocks say a resync is
+# needed from sector 1000, as after a write that was killed; members in M.
+dirty() {
+	local i
+	mkdir -p "$1"
+	cp "$FIX/$2"/member*.img "$1/"
+	M=($(in_role_order "$1"/member*.img))
+	for i in "${!M[@]}"; do "$TTOOLS/sb-patch" "${M[$i]}" 208 8 1000; done
+}
+
+@test "examine calls a whole array that needs a resync active, as md does, not failed" {
+	dirty "$BATS_TEST_TMPDIR/a" r5-4d-64k-ls-1.2
+	run stripe-examine -q "${M[@]}"
+	assert_success
+	assert_output --regexp $'\n +State : active\n'
+}
+
+@test "examine --json and --export word a whole array that needs a resync as md does" {
+	dirty "$BATS_TEST_TMPDIR/a" r5-4d-64k-ls-1.2
+	run stripe-examine --json "${M[@]}"
+	assert_success
+	[ "$(jq -c '.array | [.state, .md_state, .needs_resync]' <<<"$output")" = '["active","active",true]' ] ||
+		fail "$output"
+	run stripe-examine --export "${M[@]}"
+	eval "$output"
+	[ "$STRIPE_STATE" = active ] && [ "$STRIPE_MD_STATE" = active ] && [ "$STRIPE_NEEDS_RESYNC" = 1 ] ||
+		fail "$output"
+}
+
+@test "examine calls a degraded array that needs a resync active, degraded" {
+	dirty "$BATS_TEST_TMPDIR/a" r5-4d-64k-ls-1.2
+	run stripe-examine --json "${M[0]}" "${M[1]}" "${M[3]}"
+	assert_failure 1
+	[ "$(jq -c '.array | [.state, .md_state, .needs_resync]' <<<"$output")" = '["degraded","active, degraded",true]' ] ||
+		fail "$output"
+	run stripe-examine -q "${M[0]}" "${M[1]}" "${M[3]}"
+	assert_output --partial "State : active, degraded"
+}
+
+@test "examine --export of a clean array says it needs no resync" {
+	run stripe-examine --export $(members r5-4d-64k-ls-1.2)
+	assert_success
+	eval "$output"
+	[ "$STRIPE_STATE" = clean ] && [ "$STRIPE_MD_STATE" = clean ] && [ "$STRIPE_NEEDS_RESYNC" = 0 ] ||
+		fail "$output"
 }
 
 @test "examine --json of the degraded set lists the stale member with its reason" {

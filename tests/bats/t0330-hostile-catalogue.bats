@@ -288,6 +288,30 @@ examined() {
 	examined 0
 }
 
+@test "1.2: a reshape's hostile fields are shown as they are" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 8 4 0x24
+	every_field 104 8 0xffffffffffffffff
+	every_field 112 4 0x80000000
+	every_field 100 4 0x7fffffff
+	every_field 116 4 0xffffffff
+	every_field 120 4 0xffffffff
+	refused member0.img "a reshape is in progress" stripe-examine
+	quick_run stripe-examine "${M[0]}"
+	assert_output --regexp $'Reshape pos\'n : 9223372036854775807\n'
+	assert_output --partial "Delta Devices : -2147483648 (2147483652->4)"
+	assert_output --partial "New Level : unknown"
+	assert_output --partial "New Chunksize : 2147483647K"
+	assert_output --partial "Direction : backwards"
+}
+
+@test "1.2: a write-intent bitmap placed in the data area is refused by every tool" {
+	hostile r5-4d-bitmap-1.2
+	every_field 96 4 2040
+	refused member0.img "its write-intent bitmap at sector 2048 lies in the data the array uses \(sectors 2048 to 16384\)" \
+		"${READERS[@]:1}" "${WRITERS[@]}"
+}
+
 @test "1.2: write-mostly and a count of corrected reads change nothing read" {
 	hostile r5-4d-64k-ls-1.2
 	field 1 184 1 1
@@ -296,34 +320,95 @@ examined() {
 	examined 0
 }
 
-@test "1.2: a write journal is read, but refused by every tool that writes" {
+@test "1.2: a write journal is refused in one line by every tool, reads included" {
 	hostile r5-4d-64k-ls-1.2
 	every_field 8 4 0x200
-	reads_right
-	refused_by_writers member0.img "keeps a write journal, which stripe does not write"
+	refused_everywhere member0.img "the array keeps a write journal; stripe does not implement journals"
 }
 
-@test "1.2: a partial parity log is read, but refused by every tool that writes" {
+@test "1.2: a partial parity log is refused in one line by every tool, reads included" {
 	hostile r5-4d-64k-ls-1.2
 	every_field 8 4 0x400
-	reads_right
-	refused_by_writers member0.img "keeps a partial parity log, which stripe does not write"
+	refused_everywhere member0.img "the array keeps a partial parity log; stripe does not implement partial parity logs"
 }
 
-@test "1.2: a clustered array is read, but refused by every tool that writes" {
+@test "1.2: a clustered array is refused in one line by every tool, reads included" {
 	hostile r5-4d-64k-ls-1.2
 	every_field 8 4 0x100
-	reads_right
-	refused_by_writers member0.img "keeps a cluster's shared bitmap, which stripe does not write"
+	refused_everywhere member0.img "the array is clustered; stripe does not implement clustered arrays"
 }
 
-@test "1.2: events of 2^64-1 on one member leave the others stale, refused in one line" {
+@test "1.2: one member that keeps a write journal is named in the runbooks' refusal" {
+	hostile r5-4d-64k-ls-1.2
+	field 3 8 4 0x200
+	refused_by_scripts member3.img "keeps a write journal"
+}
+
+@test "1.2: stripe-examine shows each state it refuses under md's names" {
+	hostile r5-4d-64k-ls-1.2
+	field 0 8 4 0x200
+	field 1 8 4 0x500
+	refused member0.img "write journal" stripe-examine "stripe-examine --json"
+	quick_run stripe-examine "${M[@]}"
+	[[ $output == *"member0.img:"*"Unsupported : journal"*"member1.img:"*"Unsupported : clustered, ppl"* ]] ||
+		[[ $output == *"member0.img:"*"Unsupported : journal"*"member1.img:"*"Unsupported : ppl, clustered"* ]] ||
+		fail "$output"
+	quick_run stripe-examine --json "${M[@]}"
+	[ "$(jq -c '[.members[].unsupported]' <<<"$output")" = '[["journal"],["ppl","clustered"],null,null]' ] ||
+		fail "$output"
+	[ "$(jq -r .array <<<"$output")" = null ] || fail "an array was shown: $output"
+}
+
+@test "1.2: stripe-examine shows a reshape's fields as mdadm --examine names them" {
+	hostile r5-4d-64k-ls-1.2
+	# 4 -> 5 devices, to raid6 left-symmetric with 128K chunks, the data
+	# moving 1024 sectors back; 4096 sectors reshaped
+	every_field 8 4 0x44
+	every_field 104 8 4096
+	every_field 112 4 1
+	every_field 100 4 6
+	every_field 116 4 2
+	every_field 120 4 256
+	every_field 124 4 0xfffffc00
+	refused member0.img "a reshape is in progress" stripe-examine
+	quick_run stripe-examine "${M[0]}"
+	assert_output --partial "Unsupported : reshape"
+	assert_output --partial "Reshape pos'n : 2048"
+	assert_output --partial "Delta Devices : 1 (3->4)"
+	assert_output --partial "New Level : raid6"
+	assert_output --partial "New Layout : left-symmetric"
+	assert_output --partial "New Chunksize : 128K"
+	assert_output --partial "New Offset : 1024 sectors"
+	quick_run stripe-examine --json "${M[0]}"
+	[ "$(jq -c .members[0].reshape <<<"$output")" = \
+		'{"position_sectors":4096,"delta_disks":1,"new_level":"raid6","new_layout":2,"new_layout_name":"left-symmetric","new_chunk_bytes":131072,"new_offset_sectors":-1024,"backwards":false}' ] ||
+		fail "$output"
+}
+
+@test "1.2: events of 2^64-1 on one member are named as at their limit, refused in one line" {
 	hostile r5-4d-64k-ls-1.2
 	field 0 200 8 0xffffffffffffffff
 	# stripe-examine shows such an array as failed: exit 1, not a refusal
-	refused member0.img "raid5 array of 4 devices is missing roles 1, 2, 3; 1 present" \
+	refused member0.img "events at their limit \(2\^64-1\), a count md never reaches, so roles 1, 2, 3 of the raid5 array are left out as stale; 1 present, cannot read it; if its superblock is damaged, name the members without it" \
 		"${READERS[@]:1}" "${WRITERS[@]}"
 	examined 1
+	quick_run stripe-examine "${M[@]}"
+	assert_output --partial "Left out : ${M[1]}: stale: events 37, behind ${M[0]}, whose events are at their limit (2^64-1)"
+	assert_output --partial "State : clean, FAILED"
+}
+
+@test "1.2: without the member whose events are at their limit the array reads degraded" {
+	hostile r5-4d-64k-ls-1.2
+	field 0 200 8 0xffffffffffffffff
+	M=("${M[@]:1}")
+	reads_right
+}
+
+@test "1.2: events of 2^64-1 on every member make no member stale; the data reads right" {
+	hostile r5-4d-64k-ls-1.2
+	every_field 200 8 0xffffffffffffffff
+	reads_right
+	examined 0
 }
 
 @test "1.2: events of 0 make a stale member, left out; the data reads right" {
@@ -399,6 +484,19 @@ examined() {
 	refused_everywhere member1.img "overlaps the superblock at sector 16368"
 }
 
+@test "1.0: a component size past every member's data area is refused by every tool" {
+	hostile r5-4d-64k-rs-1.0
+	every_field 80 8 16360
+	refused_everywhere member0.img "room for 16352 data sectors, less than the component size of 16360"
+}
+
+@test "1.0: a data area reaching the bad-block log, the component clear of it, reads right; the log is shown unreadable" {
+	hostile r5-4d-64k-rs-1.0
+	field 2 136 8 16368
+	reads_right
+	examined 1 "member2.img: bad-block log at sector 16360 \(8 sectors\) lies in the data area"
+}
+
 @test "1.0: a super_offset other than where the superblock is is refused" {
 	hostile r6-4d-64k-1.0
 	field 3 144 8 16360
@@ -424,6 +522,27 @@ examined() {
 	hostile r5-3d-512k-ls-0.90
 	every_field 8 4 91
 	refused_everywhere member0.img "a reshape is in progress; stripe does not implement reshape"
+}
+
+@test "0.90: stripe-examine shows a 0.91 reshape's fields" {
+	hostile r5-3d-512k-ls-0.90
+	# 2 -> 3 devices, to raid6 left-symmetric with 128K chunks; 4096
+	# sectors reshaped
+	every_field 8 4 91
+	every_field 176 8 4096
+	every_field 184 4 6
+	every_field 188 4 1
+	every_field 192 4 2
+	every_field 196 4 131072
+	refused member0.img "a reshape is in progress" stripe-examine
+	quick_run stripe-examine "${M[0]}"
+	assert_output --partial "Unsupported : reshape"
+	assert_output --partial "Reshape pos'n : 2048"
+	assert_output --partial "Delta Devices : 1 (2->3)"
+	assert_output --partial "New Level : raid6"
+	assert_output --partial "New Layout : left-symmetric"
+	assert_output --partial "New Chunksize : 128K"
+	refute_output --partial "New Offset"
 }
 
 @test "0.90: minor version 89 is refused" {

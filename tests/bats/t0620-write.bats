@@ -154,3 +154,125 @@ like_md() {
 	run mdadm --examine "$D/m0.img"
 	assert_output --partial "Array State : AAA. "
 }
+
+@test "a write killed half way leaves every role held and the array active, as md calls it, not failed" {
+	make_array -l 5 -c 64K
+	mkfifo "$D/fifo"
+	stripe-write --progress none -i "$D/fifo" "${M[@]}" 3> /dev/null &
+	local pid=$! i
+	exec 5> "$D/fifo"
+	head -c 200000 /dev/urandom >&5
+	# the superblocks say dirty before the first data byte is written
+	for ((i = 0; i < 100; i++)); do
+		[ "$(stripe-examine --json "${M[@]}" | jq -r .array.needs_resync)" = true ] && break
+		sleep 0.1
+	done
+	kill -9 "$pid"
+	wait "$pid" || true
+	exec 5>&-
+	run stripe-examine --json "${M[@]}"
+	assert_success
+	[ "$(jq -c '.array | [.state, .md_state, .needs_resync, (.left_out | length)]' <<<"$output")" = '["active","active",true,0]' ] ||
+		fail "$output"
+	run stripe-examine -q "${M[@]}"
+	assert_output --regexp $'\n +State : active\n'
+}
+
+# around SET OFFSET FAULTS MEMBER...: a copy of SET's members, in C, takes
+# 8 KiB of random bytes at array byte OFFSET with STRIPE_FAULT_READ=FAULTS
+# (member byte offsets counted from each member's data area); the run's
+# status and stderr in status and stderr, the whole array as it then reads
+# in $D/after, the array it should be in $D/expect.
+around() {
+	local set=$1 off=$2 faults=$3 f spec="" name at len
+	shift 3
+	mkdir -p "$D/c"
+	cp "$FIX/$set"/member*.img "$D/c/"
+	C=()
+	for f in "$@"; do C+=("$D/c/member$f.img"); done
+	DATA=$(($(stripe-examine --json "$FIX/$set"/member*.img | jq -r '.members[0].data_offset_sectors') * 512))
+	for f in ${faults//,/ }; do
+		IFS=: read -r name at len <<<"$f"
+		spec+="${spec:+,}$name:$((DATA + at)):$len"
+	done
+	stripe-read "$FIX/$set"/member*.img > "$D/before"
+	head -c 8192 /dev/urandom > "$D/data"
+	{ head -c "$off" "$D/before"; cat "$D/data"; tail -c +$((off + 8192 + 1)) "$D/before"; } > "$D/expect"
+	STRIPE_FAULT_READ=$spec run --separate-stderr stripe-write --progress none --offset "$off" -i "$D/data" "${C[@]}"
+	stripe-read -q "${C[@]}" > "$D/after" || true
+}
+
+@test "a raid5 partial-row write around a survivor's read error writes the row, exits 1 and names the page" {
+	# row 0: data on members 0, 1, 2; the write covers member 0's pages
+	# 1 and 2, member 1's page 2 is kept and fails to read
+	around r5-4d-64k-ls-1.2 4096 member1.img:8192:4096 0 1 2 3
+	assert_failure 1
+	[ "$(sha "$D/after")" = "$(sha "$D/expect")" ] || fail "the array does not read as written"
+	[[ $stderr == *"member1.img: read error at bytes $((DATA + 8192))-$((DATA + 12287)) (4096 bytes); rebuilt from the other members"* ]] ||
+		fail "stderr: $stderr"
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || fail "stderr: $stderr"
+	run stripe-check --progress none "${C[@]}"
+	assert_output --partial " 0 inconsistent"
+}
+
+@test "a raid5 write around a survivor's read error leaves the array clean" {
+	around r5-4d-64k-ls-1.2 4096 member1.img:8192:4096 0 1 2 3
+	assert_failure 1
+	[ "$(stripe-examine --json "${C[@]}" | jq -c '.array | [.state, .needs_resync]')" = '["clean",false]' ]
+}
+
+@test "a raid5 write around a page in a survivor's bad-block log reads back, and the page reads right" {
+	local e=$(((2048 + 16) << 10 | 8)) i bytes=""
+	mkdir -p "$D/c"
+	cp "$FIX/r5-4d-64k-ls-1.2"/member*.img "$D/c/"
+	# member 1 logs its data sectors 16 to 23 (page 2 of row 0) bad, and
+	# holds garbage there
+	for ((i = 0; i < 8; i++)); do bytes+=$(printf '\\x%02x' $(((e >> (8 * i)) & 255))); done
+	printf "$bytes" | dd of="$D/c/member1.img" bs=1 seek=$((24 * 512)) conv=notrunc status=none
+	"$TTOOLS/sb-patch" "$D/c/member1.img" 8 4 $(($(od -An -tu4 -j $((4096 + 8)) -N4 "$D/c/member1.img") | 8))
+	head -c 4096 /dev/urandom | dd of="$D/c/member1.img" bs=512 seek=$((2048 + 16)) conv=notrunc status=none
+	stripe-read "$FIX/r5-4d-64k-ls-1.2"/member*.img > "$D/before"
+	head -c 8192 /dev/urandom > "$D/data"
+	{ head -c 4096 "$D/before"; cat "$D/data"; tail -c +$((4096 + 8192 + 1)) "$D/before"; } > "$D/expect"
+	run --separate-stderr stripe-write --progress none --offset 4096 -i "$D/data" "$D"/c/member{0,1,2,3}.img
+	assert_failure 1
+	[[ $stderr == *"member1.img: read error at bytes $(((2048 + 16) * 512))-"*"; rebuilt from the other members"* ]] ||
+		fail "stderr: $stderr"
+	[ "$(stripe-read -q "$D"/c/member{0,1,2,3}.img | sha)" = "$(sha "$D/expect")" ] || fail "not the bytes written"
+	# the logged page was written again from the rest of its row
+	[ "$(stripe-read -q "$D"/c/member{0,2,3}.img | sha)" = "$(sha "$D/expect")" ] || fail "its row does not rebuild"
+}
+
+@test "a raid6 partial-row write around read errors on two survivors writes the row and exits 1" {
+	around r6-5d-64k-ls-1.2 4096 member0.img:32768:4096,member2.img:32768:4096 0 1 2 3 4
+	assert_failure 1
+	[ "$(sha "$D/after")" = "$(sha "$D/expect")" ] || fail "the array does not read as written"
+	[[ $stderr == *"member0.img: read error at bytes $((DATA + 32768))-$((DATA + 36863)) (4096 bytes); rebuilt from the other members"* ]] ||
+		fail "stderr: $stderr"
+	[[ $stderr == *"member2.img: read error at bytes $((DATA + 32768))-"* ]] || fail "stderr: $stderr"
+	run stripe-check --progress none "${C[@]}"
+	assert_output --partial " 0 inconsistent"
+}
+
+@test "a write piped in that ends inside a row reads the rest of the row around a read error" {
+	mkdir -p "$D/c"
+	cp "$FIX/r5-4d-64k-ls-1.2"/member*.img "$D/c/"
+	DATA=$(($(stripe-examine --json "$D"/c/member*.img | jq -r '.members[0].data_offset_sectors') * 512))
+	stripe-read "$D"/c/member*.img > "$D/before"
+	head -c 8192 /dev/urandom > "$D/data"
+	{ cat "$D/data"; tail -c +$((8192 + 1)) "$D/before"; } > "$D/expect"
+	# from a pipe the write cannot know the row is kept until the input
+	# ends: the rest of row 0 is read then, member 2's last page failing
+	STRIPE_FAULT_READ="member2.img:$((DATA + 65536 - 4096)):4096" \
+		run --separate-stderr bash -c "cat '$D/data' | stripe-write --progress none $D/c/member{0,1,2,3}.img"
+	assert_failure 1
+	[[ $stderr == *"member2.img: read error at bytes $((DATA + 65536 - 4096))-"* ]] || fail "stderr: $stderr"
+	[ "$(stripe-read -q "$D"/c/member*.img | sha)" = "$(sha "$D/expect")" ] || fail "not the bytes written"
+}
+
+@test "a survivor's read error where a degraded raid5 has no redundancy left refuses the write, status 2" {
+	around r5-4d-64k-ls-1.2 4096 member0.img:32768:4096 0 1 3
+	assert_failure 2
+	[[ $stderr == *"member0.img: read error at byte $((DATA + 32768)), and too little redundancy left in its stripe to rebuild it (array bytes 0 to 196608)"* ]] ||
+		fail "stderr: $stderr"
+}
