@@ -10,6 +10,7 @@
 
 #include "md/array.h"
 #include "cli/cli.h"
+#include "cli/mended.h"
 #include "cli/open_array.h"
 #include "raid/stripe.h"
 
@@ -68,38 +69,6 @@ static int write_out(void *ctx, const void *buf, size_t len, struct diag *d)
 	return 0;
 }
 
-/* Read errors the engine read around, a line per run of pages that
- * follow each other on one member. */
-struct mended {
-	const struct member *m;
-	uint64_t start, len;         /* the run not yet said */
-	uint64_t bytes;              /* in all */
-	bool quiet;
-};
-
-static void say_mended(struct mended *md)
-{
-	if (md->len && !md->quiet)
-		fprintf(stderr, TOOL ": %s: read error at bytes %llu-%llu (%llu bytes); rebuilt from the other members\n",
-			md->m->path, (unsigned long long)md->start, (unsigned long long)(md->start + md->len - 1),
-			(unsigned long long)md->len);
-	md->len = 0;
-}
-
-static void note_mended(void *ctx, const struct member *m, uint64_t offset, size_t len)
-{
-	struct mended *md = ctx;
-
-	if (md->len && (m != md->m || offset != md->start + md->len))
-		say_mended(md);
-	if (!md->len) {
-		md->m = m;
-		md->start = offset;
-	}
-	md->len += len;
-	md->bytes += len;
-}
-
 /* Array bytes no member could give, read as zeroes: a line per run of
  * them. */
 struct lost {
@@ -146,7 +115,7 @@ int main(int argc, char **argv)
 	bool len_given = false;
 	struct out o = { .fd = STDOUT_FILENO, .name = "standard output" };
 	const char *output = NULL;
-	struct mended mended = { 0 };
+	struct cli_mended mended = { .tool = TOOL };
 	struct lost lost = { 0 };
 	int c, quiet = 0, verbose = 0, rc;
 	struct array a;
@@ -207,12 +176,12 @@ int main(int argc, char **argv)
 		}
 	}
 	mended.quiet = quiet && !verbose;
-	a.read_mended = note_mended;
+	a.read_mended = cli_mended_note;
 	a.read_mended_ctx = &mended;
 	a.read_lost = note_lost;
 	a.read_lost_ctx = &lost;
 	rc = stripe_read(&a, off, len, write_out, &o, &d);
-	say_mended(&mended);
+	cli_mended_flush(&mended);
 	say_lost(&lost);
 	if (rc < 0)
 		fprintf(stderr, TOOL ": %s\n", d.msg);

@@ -11,6 +11,7 @@
 
 #include "md/array.h"
 #include "cli/cli.h"
+#include "cli/mended.h"
 #include "cli/open_array.h"
 #include "util/progress.h"
 #include "raid/stripe.h"
@@ -90,40 +91,6 @@ static int open_input(const char *path, struct input *in, uint64_t *size)
 	return 0;
 }
 
-/* Pages of a partial row that a member failed to read (or its bad-block
- * log names): rebuilt from the rest of the row before the row was written
- * whole again, as md writes around them.  Said a run of adjacent pages
- * on one member at a time. */
-struct read_errors {
-	const struct member *m;
-	uint64_t start, len;         /* the run not yet said */
-	uint64_t bytes;              /* in all */
-	bool quiet;
-};
-
-static void say_read_errors(struct read_errors *re)
-{
-	if (re->len && !re->quiet)
-		fprintf(stderr, TOOL ": %s: read error at bytes %llu-%llu (%llu bytes); rebuilt from the other members\n",
-			re->m->path, (unsigned long long)re->start, (unsigned long long)(re->start + re->len - 1),
-			(unsigned long long)re->len);
-	re->len = 0;
-}
-
-static void note_read_error(void *ctx, const struct member *m, uint64_t offset, size_t len)
-{
-	struct read_errors *re = ctx;
-
-	if (re->len && (m != re->m || offset != re->start + re->len))
-		say_read_errors(re);
-	if (!re->len) {
-		re->m = m;
-		re->start = offset;
-	}
-	re->len += len;
-	re->bytes += len;
-}
-
 /* One byte more than fits tells a pipe that ran past the end. */
 static int input_has_more(struct input *in)
 {
@@ -153,7 +120,7 @@ int main(int argc, char **argv)
 	uint64_t off = 0, size, in_size, len, written = 0;
 	const char *input = NULL;
 	struct input in = { 0 };
-	struct read_errors errs = { 0 };
+	struct cli_mended errs = { .tool = TOOL };
 	struct progress prog;
 	int c, quiet = 0, verbose = 0, rc = 0;
 	bool was_clean;
@@ -202,14 +169,17 @@ int main(int argc, char **argv)
 	progress_start(&prog, pmode, TOOL, "writing", len);
 	in.prog = &prog;
 	errs.quiet = quiet && !verbose;
-	a.read_mended = note_read_error;
+	/* a partial row's page a member fails to read (or its bad-block log
+	 * names) is rebuilt from the rest of the row, which is then written
+	 * whole, as md writes around it: said as stripe-read says it */
+	a.read_mended = cli_mended_note;
 	a.read_mended_ctx = &errs;
 	was_clean = !a.dirty;
 	if (array_mark(&a, false, &d) < 0 ||
 	    stripe_write(&a, off, len, read_input, &in, &written, &d) < 0)
 		rc = -1;
 	progress_finish(&prog);
-	say_read_errors(&errs);
+	cli_mended_flush(&errs);
 	if (rc == 0 && in_size == UINT64_MAX && written == size - off && input_has_more(&in)) {
 		rc = diag_fail(&d, "%s: the input runs past the end of the array (%llu bytes); %llu bytes were written",
 			       a.members[0].path, (unsigned long long)size, (unsigned long long)written);
