@@ -565,8 +565,9 @@ kill_half_way() {
 
 @test "a rebuild killed half way has already recorded the role it leaves missing as gone" {
 	command -v mdadm >/dev/null || skip "mdadm is not installed"
-	local meta dir v
+	local meta dir v i=0
 	for meta in 1.2 0.90; do
+		in_sample $((i++)) 1 || continue
 		dir=$D/half-$meta
 		mkdir -p "$dir"
 		stripe-create -q -l 6 -n 5 -c 64K -e "$meta" --image-size 128M "$dir"/m{0..4}.img
@@ -591,6 +592,7 @@ kill_half_way() {
 		run stripe-check -q "$dir"/m{0,2,4}.img "$dir/new1.img"
 		assert_success
 	done
+	swept
 }
 
 @test "a 0.90 rebuild of role 0 killed half way leaves the new member a spare in its own table, not faulty" {
