@@ -1,6 +1,6 @@
 /* bitmap: md's internal bitmap superblock, parsed and encoded, and the
- * count of its dirty bits; copy a bitmap onto a new member; a new array's
- * bitmap, chosen and written as mdadm makes it. */
+ * count of its dirty bits; a new array's bitmap, chosen and written as
+ * mdadm makes it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +62,15 @@ static uint64_t span_bound(const struct md_super *sb)
 	return sb->dev_sectors;
 }
 
+int bitmap_sector(const struct dev *dv, const struct md_super *sb, uint64_t *sector, struct diag *d)
+{
+	if (sb->bitmap_offset < 0 && (uint64_t)-(int64_t)sb->bitmap_offset > sb->sb_sector)
+		return diag_fail(d, "%s: bitmap offset %d sectors from the superblock at %llu is before the device",
+				 dv->path, (int)sb->bitmap_offset, (unsigned long long)sb->sb_sector);
+	*sector = sb->sb_sector + (uint64_t)(int64_t)sb->bitmap_offset;
+	return 0;
+}
+
 int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm, struct diag *d)
 {
 	uint8_t head[4096], *bits;
@@ -71,10 +80,8 @@ int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm,
 	memset(bm, 0, sizeof(*bm));
 	if (!(sb->feature_map & SB1_FEAT_BITMAP_OFFSET))
 		return 1;
-	if (sb->bitmap_offset < 0 && (uint64_t)-(int64_t)sb->bitmap_offset > sb->sb_sector)
-		return diag_fail(d, "%s: bitmap offset %d sectors from the superblock at %llu is before the device",
-				 dv->path, (int)sb->bitmap_offset, (unsigned long long)sb->sb_sector);
-	bm->sector = sb->sb_sector + (uint64_t)(int64_t)sb->bitmap_offset;
+	if (bitmap_sector(dv, sb, &bm->sector, d) < 0)
+		return -1;
 	if (bm->sector > dv->size / 512 || dv->size - bm->sector * 512 < sizeof(head))
 		return diag_fail(d, "%s: bitmap at sector %llu runs past the end of the device", dv->path,
 				 (unsigned long long)bm->sector);
@@ -121,29 +128,6 @@ int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm,
 	if (rc == 0)
 		bm->dirty = count_bits(bits, bm->bits);
 	free(bits);
-	return rc;
-}
-
-int bitmap_copy(struct dev *from, const struct md_super *from_sb, struct dev *to,
-		const struct md_super *to_sb, struct diag *d)
-{
-	struct md_bitmap bm;
-	uint64_t bytes;
-	uint8_t *buf;
-	int rc;
-
-	rc = bitmap_read(from, from_sb, &bm, d);
-	if (rc)
-		return rc < 0 ? -1 : 0;
-	/* its superblock and the bits, in whole sectors */
-	bytes = (BITMAP_HEADER_BYTES + (bm.bits + 7) / 8 + 511) / 512 * 512;
-	if (!(buf = dev_alloc(bytes)))
-		return diag_fail(d, "%s: out of memory (%llu bytes) for its bitmap at sector %llu", from->path,
-				 (unsigned long long)bytes, (unsigned long long)bm.sector);
-	rc = dev_read(from, buf, bytes, bm.sector * 512, d);
-	if (rc == 0)
-		rc = dev_write(to, buf, bytes, (to_sb->sb_sector + (uint64_t)(int64_t)to_sb->bitmap_offset) * 512, d);
-	free(buf);
 	return rc;
 }
 

@@ -38,6 +38,10 @@ struct md_bitmap {
 	uint64_t dirty;              /* bits set */
 };
 
+/* The sector sb puts its bitmap at (bitmap_offset from the superblock);
+ * fails naming the member when that lies before the device. */
+int bitmap_sector(const struct dev *dv, const struct md_super *sb, uint64_t *sector, struct diag *d);
+
 /* Reads the bitmap that sb points at.  Returns 1 if the member has none,
  * 0 when read, -1 on error (I/O, bad magic, UUID not the array's). */
 int bitmap_read(struct dev *dv, const struct md_super *sb, struct md_bitmap *bm, struct diag *d);
@@ -65,9 +69,5 @@ uint64_t bitmap_bytes(const struct md_bitmap *bm, uint64_t align);
 int bitmap_write_new(struct dev *dv, uint64_t sector, const struct md_bitmap *bm,
 		     uint64_t room_bytes, struct diag *d);
 
-/* Copies the bitmap from_sb points at on from to where to_sb points on to,
- * so md finds one there.  Returns 0 (also when from has none), -1 on error. */
-int bitmap_copy(struct dev *from, const struct md_super *from_sb, struct dev *to,
-		const struct md_super *to_sb, struct diag *d);
 
 #endif

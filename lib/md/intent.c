@@ -10,7 +10,7 @@
 /* The image: header and bits, whole sectors. */
 static size_t image_bytes(const struct intent *t)
 {
-	return (BITMAP_HEADER_BYTES + t->bytes + 511) / 512 * 512;
+	return (size_t)bitmap_bytes(&t->bm, 512);
 }
 
 static uint8_t *image_of(const struct intent *t)
@@ -36,10 +36,8 @@ static int check_place(const struct member *m, size_t bytes, struct diag *d)
 	const struct md_super *sb = &m->sb;
 	uint64_t at, n = bytes / 512, lo = sb->data_offset, hi = sb->data_offset + sb->data_size;
 
-	if (sb->bitmap_offset < 0 && (uint64_t)-(int64_t)sb->bitmap_offset > sb->sb_sector)
-		return diag_fail(d, "%s: bitmap offset %d sectors from the superblock at %llu is before the device",
-				 m->path, (int)sb->bitmap_offset, (unsigned long long)sb->sb_sector);
-	at = bitmap_byte(m) / 512;
+	if (bitmap_sector(&m->dev, sb, &at, d) < 0)
+		return -1;
 	if (at > m->dev.size / 512 || m->dev.size / 512 - at < n)
 		return diag_fail(d, "%s: bitmap at sector %llu (%llu sectors) runs past the end of the device",
 				 m->path, (unsigned long long)at, (unsigned long long)n);
@@ -95,7 +93,7 @@ int intent_open(struct array *a, struct diag *d)
 	}
 	t->bytes = (size_t)((t->bm.bits + 7) / 8);
 	t->sectors_per_bit = t->bm.chunksize / 512;
-	len = (BITMAP_HEADER_BYTES + t->bytes + 511) / 512 * 512;
+	len = image_bytes(t);
 	if (!(image = dev_alloc(len))) {
 		diag_fail(d, "%s: out of memory (%zu bytes) for its bitmap at sector %llu", src->path, len,
 			  (unsigned long long)t->bm.sector);

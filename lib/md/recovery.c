@@ -103,17 +103,6 @@ static const struct member *bitmap_source(const struct array *a)
 	return a->ref->feature_map & SB1_FEAT_BITMAP_OFFSET ? src : NULL;
 }
 
-/* Copies the array's write-intent bitmap onto a target, so md finds one
- * where the superblock says. */
-static int copy_bitmap(const struct array *a, struct rebuild_target *t, struct diag *d)
-{
-	const struct member *src = bitmap_source(a);
-
-	if (!src || t->readd)
-		return 0;
-	return bitmap_copy((struct dev *)&src->dev, &src->sb, &t->m->dev, &t->m->sb, d);
-}
-
 /* A re-added member keeps its device number, so no other member of the
  * array may claim it: the tables would list two devices as one. */
 static int check_number(const struct array *a, const struct rebuild_target *t, struct diag *d)
@@ -265,7 +254,7 @@ int recovery_begin(struct array *a, struct rebuild_target *t, int n, struct diag
 	for (i = 0; i < n; i++) {
 		if (tracks)
 			record_roles(a, &t[i].m->sb, t, n);
-		if (copy_bitmap(a, &t[i], d) < 0 || write_member(a, t[i].m, events, now, d) < 0)
+		if (write_member(a, t[i].m, events, now, d) < 0)
 			return -1;
 	}
 	if (update_survivors(a, t, n, events, tracks, d) < 0)
