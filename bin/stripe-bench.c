@@ -228,6 +228,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	uint64_t v;
 	int c;
 
+	cli_getopt_name(argv, TOOL);
 	while ((c = getopt_long(argc, argv, "s:n:fm:qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -295,7 +296,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': cli_version(TOOL); exit(EXIT_OK);
-		default: usage(stderr); return -1;
+		default: cli_usage_error(TOOL, NULL); return -1;
 		}
 	}
 	return 0;
@@ -343,7 +344,7 @@ static uint64_t ram_bytes(void)
 static int open_array(const struct options *o, char **paths, int n, struct array *a, struct bench_target *t)
 {
 	struct cli_members given = {
-		.tool = TOOL, .paths = paths, .n = n, .usage = usage, .readable = true,
+		.tool = TOOL, .paths = paths, .n = n, .readable = true,
 		.aopt.mode = o->hdparm ? DEV_READ : DEV_WRITE,
 		.say = o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
 	};

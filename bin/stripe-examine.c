@@ -714,6 +714,7 @@ int main(int argc, char **argv)
 	struct diag d;
 
 	atexit(cli_close_stdout);
+	cli_getopt_name(argv, TOOL);
 	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': out = OUT_JSON; break;
@@ -728,10 +729,10 @@ int main(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': cli_version(TOOL); return EXIT_OK;
-		default: usage(stderr); return EXIT_ERROR;
+		default: return cli_usage_error(TOOL, NULL);
 		}
 	}
-	if (cli_need_members(TOOL, argc - optind, usage) < 0)
+	if (cli_need_members(TOOL, argc - optind) < 0)
 		return EXIT_ERROR;
 	formed = array_open(&a, argv + optind, argc - optind, &aopt, &d) == 0;
 	extra = calloc((size_t)a.nmembers, sizeof(*extra));

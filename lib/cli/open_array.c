@@ -3,17 +3,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/open_array.h"
 #include "io/dev.h"
 #include "io/probe.h"
 
-int cli_need_members(const char *tool, int n, void (*usage)(FILE *f))
+int cli_need_members(const char *tool, int n)
 {
 	if (n > 0)
 		return 0;
-	fprintf(stderr, "%s: no members given\n", tool);
-	if (usage)
-		usage(stderr);
+	cli_usage_error(tool, "no members given");
 	return -1;
 }
 
@@ -136,7 +135,7 @@ int cli_open_array(struct array *a, const struct cli_members *m)
 {
 	struct diag d;
 
-	if (cli_need_members(m->tool, m->n, m->usage) < 0 || refuse_twice(m) < 0)
+	if (cli_need_members(m->tool, m->n) < 0 || refuse_twice(m) < 0)
 		return -1;
 	if ((m->aopt.mode == DEV_WRITE || m->dry_run) && refuse_busy(m) < 0)
 		return -1;

@@ -30,6 +30,17 @@ TOOLS="stripe-examine stripe-read stripe-map"
 	done
 }
 
+@test "a usage error is one line and where the help is, in every tool and script" {
+	local t
+	for t in stripe-create stripe-examine stripe-read stripe-write stripe-check stripe-rebuild stripe-map \
+		stripe-bench "$TOP"/tools/stripe-sweep "$TOP"/tools/stripe-mkfs-bench "$TOP"/tools/stripe-demo; do
+		run --separate-stderr "$t" --no-such-option
+		[ "$status" -eq 2 ] || fail "$t exited $status"
+		[ "$stderr" = "${t##*/}: unrecognized option '--no-such-option'"$'\n'"Try '${t##*/} --help'." ] ||
+			fail "$t: $stderr"
+	done
+}
+
 @test "every tool exits 2 when no member is given" {
 	for t in $TOOLS; do
 		run --separate-stderr $t
