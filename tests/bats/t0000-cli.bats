@@ -49,6 +49,19 @@ TOOLS="stripe-examine stripe-read stripe-map"
 	done
 }
 
+@test "stripe-read of a member that does not exist keeps the cause: No such file or directory" {
+	run --separate-stderr stripe-read /nonexistent
+	assert_failure 2
+	[ "$stderr" = "stripe-read: /nonexistent: No such file or directory" ] || fail "$stderr"
+}
+
+@test "stripe-examine of a member that does not exist says so once" {
+	run --separate-stderr stripe-examine /nonexistent
+	assert_failure 2
+	[ -z "$output" ] || fail "stdout: $output"
+	[ "$stderr" = "stripe-examine: /nonexistent: No such file or directory" ] || fail "$stderr"
+}
+
 @test "stripe-read rejects a size argument that is not a size" {
 	run --separate-stderr stripe-read --offset 12Q x.img
 	assert_failure 2
