@@ -518,6 +518,19 @@ assert "per_char_write" not in r
 	[ "$(sha "$BATS_TEST_TMPDIR/big.csv")" = "$before" ]
 }
 
+@test "a block device holding data is no target without --force" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a loop device"
+	truncate -s 4M "$BATS_TEST_TMPDIR/loop.img"
+	printf 'keep me' | dd of="$BATS_TEST_TMPDIR/loop.img" bs=1 seek=$((3 << 20)) conv=notrunc status=none
+	dev=$(losetup -f --show "$BATS_TEST_TMPDIR/loop.img" 2>/dev/null) || skip "no loop device here"
+	run --separate-stderr stripe-bench -q -s 1M -f --seeks 0 "$dev"
+	losetup -d "$dev"
+	assert_failure 2
+	[ "$stderr" = "stripe-bench: $dev: holds data (byte $((3 << 20)) is not zero), which the tests would overwrite; give a directory, or --force" ] ||
+		fail "$stderr"
+	[ "$(dd if="$BATS_TEST_TMPDIR/loop.img" bs=1 skip=$((3 << 20)) count=7 status=none)" = "keep me" ]
+}
+
 @test "a size without its unit is refused with a hint, since bonnie++ reads MiB and fio bytes" {
 	run --separate-stderr stripe-bench -s 2048 "$D"
 	assert_failure 2
