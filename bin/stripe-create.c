@@ -471,7 +471,7 @@ int main(int argc, char **argv)
 	paths = argv + optind;
 	n = argc - optind;
 	if (o.spec.level == -100)
-		return fail("%s", "--level is required (0, 1, 4, 5, 6, 10)");
+		return cli_usage_error(TOOL, "--level is required (0, 1, 4, 5, 6, 10)");
 	if (cli_need_members(TOOL, n) < 0)
 		return EXIT_ERROR;
 	if (!o.raid_set)

@@ -61,6 +61,10 @@ refused() {
 	refused "--chunk 100K: 102400 bytes is not a power of two" -l 5 -c 100K "$D"/a.img "$D"/b.img "$D"/c.img
 }
 
+@test "a missing --level is a usage error: one line and where the help is" {
+	refused "^stripe-create: --level is required \\(0, 1, 4, 5, 6, 10\\)"$'\n'"Try 'stripe-create --help'.$" "$D"/a.img "$D"/b.img
+}
+
 @test "a --size below one chunk, which would leave an empty array, is refused" {
 	refused "--size 100 KiB is less than a chunk \\(512 KiB\\): the array would hold nothing" \
 		-l 5 -z 100 "$D"/a.img "$D"/b.img "$D"/c.img
