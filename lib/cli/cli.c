@@ -76,8 +76,8 @@ int cli_parse_size_unit(const char *s, uint64_t *out)
 int cli_size_error(const char *tool, const char *opt, const char *arg, int rc)
 {
 	if (rc == CLI_SIZE_BARE)
-		fprintf(stderr, "%s: %s: '%s' needs a unit: %sM as bonnie++ reads it, or K, G, T "
-			"(fio would read bytes)\n", tool, opt, arg, arg);
+		fprintf(stderr, "%s: %s: '%s' has no unit: write %sK, %sM, %sG or %sT (bonnie++ and fio "
+			"read a bare number differently)\n", tool, opt, arg, arg, arg, arg, arg);
 	else
 		fprintf(stderr, "%s: %s: '%s' is not a size (a number with K, M, G or T)\n", tool, opt, arg);
 	return -1;

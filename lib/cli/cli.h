@@ -20,8 +20,8 @@ int cli_parse_size(const char *s, uint64_t *out);
  * carries over; a suffix as in cli_parse_size.  -1 on junk or overflow. */
 int cli_parse_kib(const char *s, uint64_t *out);
 
-/* A benchmark's size, which must carry its unit (bonnie++ reads a bare
- * number as MiB, fio as bytes); 0 needs none.  0, or -1 on junk, or
+/* A benchmark's size, which must carry its unit (bonnie++ reads a bare -s
+ * as MiB, fio every bare size as bytes); 0 needs none.  0, or -1 on junk, or
  * CLI_SIZE_BARE for a bare number (cli_size_error words the hint). */
 enum { CLI_SIZE_BARE = -2 };
 int cli_parse_size_unit(const char *s, uint64_t *out);

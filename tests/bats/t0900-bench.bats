@@ -534,7 +534,7 @@ assert "per_char_write" not in r
 @test "a size without its unit is refused with a hint, since bonnie++ reads MiB and fio bytes" {
 	run --separate-stderr stripe-bench -s 2048 "$D"
 	assert_failure 2
-	[ "$stderr" = "stripe-bench: --size: '2048' needs a unit: 2048M as bonnie++ reads it, or K, G, T (fio would read bytes)" ] ||
+	[ "$stderr" = "stripe-bench: --size: '2048' has no unit: write 2048K, 2048M, 2048G or 2048T (bonnie++ and fio read a bare number differently)" ] ||
 		fail "$stderr"
 	[ -z "$(ls -A "$D")" ]
 }

@@ -113,7 +113,7 @@ EOF
 @test "a benchmark size without its unit is refused before anything is made" {
 	run --separate-stderr "$SWEEP" --bench-size 4096 --image-size 16M "$BATS_TEST_TMPDIR"/a.img "$BATS_TEST_TMPDIR"/b.img
 	assert_failure 2
-	[[ $stderr == "stripe-sweep: --bench-size: '4096' needs a unit: 4096M as bonnie++ reads it"* ]] || fail "$stderr"
+	[[ $stderr == "stripe-sweep: --bench-size: '4096' has no unit: write 4096K, 4096M, 4096G or 4096T "* ]] || fail "$stderr"
 	[ -z "$(ls "$BATS_TEST_TMPDIR"/*.img 2>/dev/null)" ]
 }
 
