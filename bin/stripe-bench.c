@@ -28,32 +28,38 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: " TOOL " [options] TARGET\n"
+		"       " TOOL " [options] -d DIR\n"
 		"       " TOOL " [options] --array MEMBER...\n"
 		"\n"
 		"Benchmark storage as Bonnie and bonnie++ do: per-character and block\n"
 		"writes, rewrite, per-character and block reads, random seeks (and with -n\n"
 		"file creation, stat and deletion). TARGET is a directory (temporary files,\n"
 		"removed afterwards), or a regular file or block device used in place (its\n"
-		"content is overwritten). With --array the arguments are the members of an\n"
-		"md array, benchmarked through its layout without the kernel's md driver\n"
-		"(the array's content is overwritten).\n"
+		"content is overwritten; one that holds data only with --force). With\n"
+		"--array the arguments are the members of an md array, benchmarked through\n"
+		"its layout without the kernel's md driver (the array's content is\n"
+		"overwritten).\n"
 		"\n"
-		"Options:\n"
+		"Options (bonnie++'s letters):\n"
+		"  -d, --directory DIR     the TARGET directory, as bonnie++ -d names it\n"
 		"  -s, --size SIZE         bytes for the block tests (default: twice the RAM,\n"
 		"                          at most a file's, device's or array's size)\n"
+		"  -r, --ram SIZE          the RAM that --size doubles (default: this host's)\n"
 		"      --chunk SIZE        bytes per read and write (default 8K)\n"
 		"      --char-size SIZE    bytes for the per-character tests (default 3M;\n"
 		"                          0 skips them)\n"
+		"  -f, --fast[=SIZE]       bonnie++'s fast mode: skip the per-character tests\n"
+		"                          (with SIZE: --char-size SIZE)\n"
 		"  -n, --files N[:MAX[:MIN[:DIRS]]]\n"
 		"                          file tests with N*1024 files of MIN to MAX bytes\n"
 		"                          in DIRS directories (a directory TARGET only)\n"
 		"      --seeks N           random seeks (default 8192)\n"
 		"      --seekers N         threads sharing the seeks (default 5)\n"
-		"      --direct            O_DIRECT, past the page cache\n"
+		"  -D, --direct            O_DIRECT, past the page cache\n"
 		"      --drop-cache        drop the target's pages from the page cache before\n"
 		"                          each reading test, so that reads come from the\n"
 		"                          device even when --size is below twice the RAM\n"
-		"      --fsync             fsync after every write\n"
+		"  -b, --fsync             fsync after every write (bonnie++'s no buffering)\n"
 		"      --stdio             per-character tests with putc and getc, as the\n"
 		"                          original Bonnie (default: 1-byte write and read)\n"
 		"      --threads N         tiotest: N threads writing and reading files of\n"
@@ -62,19 +68,23 @@ static void usage(FILE *out)
 		"      --seconds S         hdparm: time disk reads S seconds and cached\n"
 		"                          reads two thirds of it (default 3)\n"
 		"      --array             the arguments are members of an md array\n"
-		"      --seed N            seed for seek positions, names and data\n"
-		"  -f, --force             write to a file or device that carries a signature\n"
+		"  -z, --seed N            seed for seek positions, names and data\n"
+		"      --force             write to a file or device that holds data or\n"
+		"                          carries a signature\n"
 		"  -m, --label NAME        the Machine column (default: the host name)\n"
 		"      --csv               a bonnie++ 1.98 CSV line instead of the table\n"
-		"      --csv-file FILE     also append the CSV line to FILE\n"
+		"      --csv=FILE          the table, and the CSV line appended to FILE (with a\n"
+		"                          header line when FILE is new)\n"
 		"      --json              one JSON document with the parameters and figures\n"
 		"  -q, --quiet             no warnings\n"
 		"  -v, --verbose           name each test as it starts\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
-		"Sizes are bytes or take K, M, G, T (powers of 1024). K/sec in the table and\n"
-		"the CSV are KiB per second, as Bonnie's.\n"
+		"Sizes take K, M, G or T (powers of 1024): a bare number is refused, as\n"
+		"bonnie++ reads it as MiB and fio as bytes. K/sec in the table and the CSV\n"
+		"are KiB per second, as Bonnie's. A file or device that holds data is not\n"
+		"written without --force; only the files the run made are removed.\n"
 		"\n"
 		"Exit status: 0 the tests ran, 2 usage or runtime error (or interrupted;\n"
 		"temporary files are removed either way).\n");
@@ -83,7 +93,7 @@ static void usage(FILE *out)
 struct options {
 	struct bench_params p;
 	bool size_given, char_given, array, hdparm, csv, json, force, quiet, verbose;
-	const char *csv_file;
+	const char *csv_file, *dir;
 	char label[64];
 };
 
@@ -127,6 +137,14 @@ static int parse_count(const char *opt, const char *s, unsigned min, unsigned ma
 	return 0;
 }
 
+/* A benchmark's sizes carry their unit (cli_parse_size_unit). */
+static int parse_size_opt(const char *opt, const char *s, uint64_t *out)
+{
+	int rc = cli_parse_size_unit(s, out);
+
+	return rc < 0 ? cli_size_error(TOOL, opt, s, rc) : 0;
+}
+
 /* -n N[:MAX[:MIN[:DIRS]]], sizes with suffixes */
 static int parse_files(const char *s, struct bench_files *f)
 {
@@ -138,10 +156,10 @@ static int parse_files(const char *s, struct bench_files *f)
 		parts[n++] = tok;
 	if (!n || tok || parse_count("--files", parts[0], 1, 1000000, &f->count) < 0)
 		goto bad;
-	if (n > 1 && cli_parse_size(parts[1], &f->max_size) < 0)
-		goto bad;
-	if (n > 2 && cli_parse_size(parts[2], &f->min_size) < 0)
-		goto bad;
+	if (n > 1 && parse_size_opt("--files MAX", parts[1], &f->max_size) < 0)
+		return -1;
+	if (n > 2 && parse_size_opt("--files MIN", parts[2], &f->min_size) < 0)
+		return -1;
 	if (n > 3 && parse_count("--files", parts[3], 1, 99999, &f->dirs) < 0)
 		goto bad;
 	if (f->min_size > f->max_size) {
@@ -170,10 +188,14 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-static int parse_size_opt(const char *opt, const char *s, uint64_t *out)
+static int parse_seed(const char *s, uint64_t *out)
 {
-	if (cli_parse_size(s, out) < 0) {
-		fprintf(stderr, TOOL ": %s: '%s' is not a size\n", opt, s);
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-') {
+		fprintf(stderr, TOOL ": --seed: '%s' is not a number\n", s);
 		return -1;
 	}
 	return 0;
@@ -192,32 +214,34 @@ static void default_label(char *buf, size_t len)
 }
 
 enum {
-	OPT_CHUNK = 256, OPT_CHAR, OPT_SEEKS, OPT_SEEKERS, OPT_DIRECT, OPT_FSYNC, OPT_STDIO, OPT_DROP_CACHE, OPT_THREADS,
-	OPT_HDPARM, OPT_SECONDS, OPT_ARRAY, OPT_SEED, OPT_CSV, OPT_CSV_FILE, OPT_JSON,
+	OPT_CHUNK = 256, OPT_CHAR, OPT_SEEKS, OPT_SEEKERS, OPT_STDIO, OPT_DROP_CACHE, OPT_THREADS,
+	OPT_HDPARM, OPT_SECONDS, OPT_ARRAY, OPT_FORCE, OPT_CSV, OPT_JSON,
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
+		{ "directory", required_argument, NULL, 'd' },
 		{ "size", required_argument, NULL, 's' },
+		{ "ram", required_argument, NULL, 'r' },
+		{ "fast", optional_argument, NULL, 'f' },
 		{ "chunk", required_argument, NULL, OPT_CHUNK },
 		{ "char-size", required_argument, NULL, OPT_CHAR },
 		{ "files", required_argument, NULL, 'n' },
 		{ "seeks", required_argument, NULL, OPT_SEEKS },
 		{ "seekers", required_argument, NULL, OPT_SEEKERS },
-		{ "direct", no_argument, NULL, OPT_DIRECT },
-		{ "fsync", no_argument, NULL, OPT_FSYNC },
+		{ "direct", no_argument, NULL, 'D' },
+		{ "fsync", no_argument, NULL, 'b' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "drop-cache", no_argument, NULL, OPT_DROP_CACHE },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "hdparm", no_argument, NULL, OPT_HDPARM },
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
 		{ "array", no_argument, NULL, OPT_ARRAY },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "force", no_argument, NULL, 'f' },
+		{ "seed", required_argument, NULL, 'z' },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "label", required_argument, NULL, 'm' },
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "csv-file", required_argument, NULL, OPT_CSV_FILE },
+		{ "csv", optional_argument, NULL, OPT_CSV },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -228,12 +252,24 @@ static int parse_options(int argc, char **argv, struct options *o)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:n:fm:qvhV", opts, NULL)) != -1) {
+	cli_getopt_name(argv, TOOL);
+	while ((c = getopt_long(argc, argv, "d:s:r:f::n:bDz:m:qvhV", opts, NULL)) != -1) {
 		switch (c) {
+		case 'd': o->dir = optarg; break;
 		case 's':
 			if (parse_size_opt("--size", optarg, &o->p.size) < 0)
 				return -1;
 			o->size_given = true;
+			break;
+		case 'r':
+			if (parse_size_opt("--ram", optarg, &o->p.ram) < 0)
+				return -1;
+			break;
+		case 'f':
+			o->p.char_size = 0;
+			if (optarg && parse_size_opt("--fast", optarg, &o->p.char_size) < 0)
+				return -1;
+			o->char_given = true;
 			break;
 		case OPT_CHUNK:
 			if (parse_size_opt("--chunk", optarg, &v) < 0)
@@ -261,8 +297,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (parse_count("--seekers", optarg, 1, 1024, &o->p.seekers) < 0)
 				return -1;
 			break;
-		case OPT_DIRECT: o->p.direct = true; break;
-		case OPT_FSYNC: o->p.fsync = true; break;
+		case 'D': o->p.direct = true; break;
+		case 'b': o->p.fsync = true; break;
 		case OPT_STDIO: o->p.stdio = true; break;
 		case OPT_DROP_CACHE: o->p.drop_cache = true; break;
 		case OPT_THREADS:
@@ -275,11 +311,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			break;
 		case OPT_ARRAY: o->array = true; break;
-		case OPT_SEED:
-			if (parse_size_opt("--seed", optarg, &o->p.seed) < 0)
+		case 'z':
+			if (parse_seed(optarg, &o->p.seed) < 0)
 				return -1;
 			break;
-		case 'f': o->force = true; break;
+		case OPT_FORCE: o->force = true; break;
 		case 'm':
 			if (!optarg[0] || strchr(optarg, ',') || strlen(optarg) >= sizeof(o->label)) {
 				fprintf(stderr, TOOL ": --label: '%s' must be 1 to %zu characters without a comma\n",
@@ -288,14 +324,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 			}
 			snprintf(o->label, sizeof(o->label), "%s", optarg);
 			break;
-		case OPT_CSV: o->csv = true; break;
-		case OPT_CSV_FILE: o->csv_file = optarg; break;
+		case OPT_CSV:
+			if (optarg && !optarg[0]) {
+				fprintf(stderr, TOOL ": --csv=: no file name\n");
+				return -1;
+			}
+			o->csv = !optarg;
+			o->csv_file = optarg;
+			break;
 		case OPT_JSON: o->json = true; break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': cli_version(TOOL); exit(EXIT_OK);
-		default: usage(stderr); return -1;
+		default: cli_usage_error(TOOL, NULL); return -1;
 		}
 	}
 	return 0;
@@ -306,7 +348,9 @@ static int check_options(const struct options *o, int nargs)
 {
 	const char *why = NULL;
 
-	if (nargs < 1 && !o->array)
+	if (o->dir && o->array)
+		why = "-d names a directory; --array takes the members as arguments";
+	else if (nargs < 1 && !o->array)
 		why = "no target given";
 	else if (nargs > 1 && !o->array)
 		why = "one target only (or --array with the members)";
@@ -323,9 +367,7 @@ static int check_options(const struct options *o, int nargs)
 	else if (o->p.direct && o->p.chunk % 4096)
 		why = "--direct needs a --chunk that is a multiple of 4K";
 	if (why) {
-		fprintf(stderr, TOOL ": %s\n", why);
-		if (nargs < 1)
-			usage(stderr);
+		cli_usage_error(TOOL, "%s", why);
 		return -1;
 	}
 	return 0;
@@ -343,7 +385,7 @@ static uint64_t ram_bytes(void)
 static int open_array(const struct options *o, char **paths, int n, struct array *a, struct bench_target *t)
 {
 	struct cli_members given = {
-		.tool = TOOL, .paths = paths, .n = n, .usage = usage, .readable = true,
+		.tool = TOOL, .paths = paths, .n = n, .readable = true,
 		.aopt.mode = o->hdparm ? DEV_READ : DEV_WRITE,
 		.say = o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
 	};
@@ -356,8 +398,25 @@ static int open_array(const struct options *o, char **paths, int n, struct array
 	return 0;
 }
 
+/* A file or device that holds data is someone's, unless --force says it
+ * may go: a mistyped argument (an output file where the target goes) must
+ * not be benchmarked over. */
+static int refuse_data(const struct options *o, const struct bench_target *t, struct diag *d)
+{
+	uint64_t at;
+	int rc;
+
+	if (o->force)
+		return 0;
+	rc = bench_target_data_at(t, &at, d);
+	if (rc <= 0)
+		return rc;
+	return diag_fail(d, "%s: holds data (byte %llu is not zero), which the tests would overwrite; "
+			 "give a directory, or --force", t->path, (unsigned long long)at);
+}
+
 /* A file or device the tests write to is refused when mounted or busy, and
- * when it carries a signature unless --force; a device is then held with
+ * when it carries a signature or holds data unless --force; a device is then held with
  * O_EXCL for the whole run. */
 static int hold_target(const struct options *o, const struct bench_target *t, int *hold)
 {
@@ -370,7 +429,7 @@ static int hold_target(const struct options *o, const struct bench_target *t, in
 		fprintf(stderr, TOOL ": %s: not writable: %s\n", t->path, strerror(errno));
 		return -1;
 	}
-	if (probe_refuse(t->path, o->force, false, &d) < 0) {
+	if (probe_refuse(t->path, o->force, false, &d) < 0 || refuse_data(o, t, &d) < 0) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 		return -1;
 	}
@@ -500,19 +559,30 @@ static int run_tests(struct options *o, struct bench_target *t, struct bench_res
 	return rc;
 }
 
-/* --csv-file: the CSV line appended, so that runs gather in one file as
- * bon_csv2html takes them. */
+/* --csv=FILE: the CSV line appended, so that runs gather in one file as
+ * bon_csv2html takes them; a file made now starts with bonnie++'s header. */
 static int append_csv(const struct options *o, const struct bench_report *rep)
 {
+	bool made = true;
 	FILE *f;
+	int fd;
 
 	if (!o->csv_file)
 		return 0;
-	f = fopen(o->csv_file, "a");
+	fd = open(o->csv_file, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		made = false;
+		fd = open(o->csv_file, O_WRONLY | O_APPEND | O_CLOEXEC);
+	}
+	f = fd < 0 ? NULL : fdopen(fd, "a");
 	if (!f) {
 		fprintf(stderr, TOOL ": %s: cannot append the CSV line: %s\n", o->csv_file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
+	if (made)
+		bench_print_csv_header(f);
 	bench_print_csv(f, rep);
 	if (fclose(f) != 0) {
 		fprintf(stderr, TOOL ": %s: write error: %s\n", o->csv_file, strerror(errno));
@@ -566,13 +636,18 @@ int main(int argc, char **argv)
 	int rc = 0, hold = -1;
 
 	atexit(cli_close_stdout);
-	if (parse_options(argc, argv, &o) < 0 || check_options(&o, argc - optind) < 0 ||
+	if (parse_options(argc, argv, &o) < 0)
+		return EXIT_ERROR;
+	if (o.dir)
+		argv[--optind] = (char *)o.dir;    /* -d DIR is the TARGET argument */
+	if (check_options(&o, argc - optind) < 0 ||
 	    (o.csv_file && cli_refuse_output(TOOL, o.csv_file, argv + optind, argc - optind) < 0))
 		return EXIT_ERROR;
 	if (!o.label[0])
 		default_label(o.label, sizeof(o.label));
 	o.p.label = o.label;
-	o.p.ram = ram_bytes();
+	if (!o.p.ram)
+		o.p.ram = ram_bytes();
 	if (!o.p.seed)
 		o.p.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	memset(&r, 0, sizeof(r));

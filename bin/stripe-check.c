@@ -418,7 +418,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check_options o = { .prefer_role = -1 };
-	struct cli_members given = { .tool = TOOL, .usage = usage, .aopt.mode = DEV_READ, .readable = true };
+	struct cli_members given = { .tool = TOOL, .aopt.mode = DEV_READ, .readable = true };
 	enum progress_mode pmode = PROGRESS_AUTO;
 	struct check_result res;
 	struct run run = { 0 };
@@ -428,6 +428,7 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	atexit(cli_close_stdout);
+	cli_getopt_name(argv, TOOL);
 	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
@@ -455,7 +456,7 @@ int main(int argc, char **argv)
 		case 'v': run.verbose = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': cli_version(TOOL); return EXIT_OK;
-		default: usage(stderr); return EXIT_ERROR;
+		default: return cli_usage_error(TOOL, NULL);
 		}
 	}
 	given.paths = argv + optind;

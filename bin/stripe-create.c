@@ -38,7 +38,7 @@ static void usage(FILE *out)
 		"  -e, --metadata VERSION     0.90, 1.0, 1.1 or 1.2 (default 1.2)\n"
 		"  -N, --name NAME            array name (default \"0\"), stored as HOMEHOST:NAME\n"
 		"      --homehost HOST        (default: this host's name; \"\" for none)\n"
-		"      --uuid UUID            array UUID (default: random)\n"
+		"  -u, --uuid UUID            array UUID (default: random)\n"
 		"      --data-offset SIZE     where data starts on each member (1.1, 1.2)\n"
 		"  -z, --size SIZE            space used on each member (default: all that fits)\n"
 		"      --image-size SIZE      create absent member files as sparse files of SIZE\n"
@@ -46,8 +46,7 @@ static void usage(FILE *out)
 		"  -b, --bitmap internal|none write-intent bitmap (default: internal when each\n"
 		"                             member gives more than 100 GiB; never raid0)\n"
 		"      --bitmap-chunk SIZE    bytes each bitmap bit covers, a power of two >= 4K\n"
-		"                             (a bare number is KiB, as mdadm takes it;\n"
-		"                             default: 64M, or more when the bits need it)\n"
+		"                             (default: 64M, or more when the bits need it)\n"
 		"  -f, --force                accept members with signatures or of mixed sizes\n"
 		"      --dry-run              check and print the plan; write nothing\n"
 		"      --json                 print the result as JSON\n"
@@ -56,7 +55,8 @@ static void usage(FILE *out)
 		"  -h, --help                 show this help and exit\n"
 		"  -V, --version              show the version and exit\n"
 		"\n"
-		"Sizes are bytes or take K, M, G, T (powers of 1024): -c 64K, not -c 64.\n"
+		"Sizes take K, M, G, T (powers of 1024); a bare number is KiB, as in mdadm:\n"
+		"-c 64 is -c 64K. --image-size alone reads a bare number as bytes.\n"
 		"Mounted or busy members are refused even with --force.\n"
 		"\n"
 		"Exit status: 0 created, 2 usage or runtime error (nothing written unless\n"
@@ -123,17 +123,40 @@ static int parse_size_arg(const char *opt, const char *arg, uint64_t *bytes)
 	return 0;
 }
 
+/* The options mdadm has read a bare number as KiB, so that an mdadm
+ * --create line means the same here. */
+static int parse_kib_arg(const char *opt, const char *arg, uint64_t *bytes)
+{
+	if (cli_parse_kib(arg, bytes) < 0) {
+		fprintf(stderr, TOOL ": %s: '%s' is not a size (KiB as in mdadm, or with K, M, G, T)\n", opt,
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* A power of two from 4K to 1G, as md's chunks and bitmap chunks are. */
+static int parse_pow2_kib(const char *opt, const char *arg, uint64_t *bytes)
+{
+	uint64_t b;
+
+	if (parse_kib_arg(opt, arg, &b) < 0)
+		return -1;
+	if (b < 4096 || (b & (b - 1)) || b > (1ULL << 30)) {
+		fprintf(stderr, TOOL ": %s %s: %llu bytes is not a power of two from 4K to 1G\n", opt, arg,
+			(unsigned long long)b);
+		return -1;
+	}
+	*bytes = b;
+	return 0;
+}
+
 static int parse_chunk(const char *arg, uint32_t *sectors)
 {
 	uint64_t b;
 
-	if (parse_size_arg("--chunk", arg, &b) < 0)
+	if (parse_pow2_kib("--chunk", arg, &b) < 0)
 		return -1;
-	if (b < 4096 || (b & (b - 1)) || b > (1ULL << 30)) {
-		fprintf(stderr, TOOL ": --chunk %s: %llu bytes is not a power of two from 4K to 1G%s\n", arg,
-			(unsigned long long)b, b < 4096 && b ? " (sizes are in bytes: did you mean K?)" : "");
-		return -1;
-	}
 	*sectors = (uint32_t)(b / 512);
 	return 0;
 }
@@ -149,29 +172,22 @@ static int parse_bitmap(const char *arg, enum create_bitmap *b)
 	return EXIT_OK;
 }
 
-/* mdadm's --bitmap-chunk: a bare number is KiB, a suffix as in every size. */
 static int parse_bitmap_chunk(const char *arg, uint32_t *bytes)
 {
 	uint64_t b;
 
-	if (parse_size_arg("--bitmap-chunk", arg, &b) < 0)
+	if (parse_pow2_kib("--bitmap-chunk", arg, &b) < 0)
 		return -1;
-	if (!arg[strspn(arg, "0123456789")])
-		b = b <= (1ULL << 30) ? b * 1024 : UINT64_MAX;
-	if (b < 4096 || (b & (b - 1)) || b > (1ULL << 30)) {
-		fprintf(stderr, TOOL ": --bitmap-chunk %s: %llu bytes is not a power of two from 4K to 1G\n",
-			arg, (unsigned long long)b);
-		return -1;
-	}
 	*bytes = (uint32_t)b;
 	return 0;
 }
 
+/* --size and --data-offset: KiB as mdadm takes them, kept in sectors. */
 static int parse_sectors(const char *opt, const char *arg, uint64_t *sectors)
 {
 	uint64_t b;
 
-	if (parse_size_arg(opt, arg, &b) < 0)
+	if (parse_kib_arg(opt, arg, &b) < 0)
 		return -1;
 	if (b % 512) {
 		fprintf(stderr, TOOL ": %s %s: not a multiple of 512 bytes\n", opt, arg);
@@ -205,7 +221,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "metadata", required_argument, NULL, 'e' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "homehost", required_argument, NULL, 'H' },
-		{ "uuid", required_argument, NULL, 'U' },
+		{ "uuid", required_argument, NULL, 'u' },
 		{ "data-offset", required_argument, NULL, 'D' },
 		{ "size", required_argument, NULL, 'z' },
 		{ "image-size", required_argument, NULL, 'I' },
@@ -224,7 +240,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	struct diag d;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "l:n:x:c:p:e:N:z:b:fqvhV", opts, NULL)) != -1) {
+	cli_getopt_name(argv, TOOL);
+	while ((c = getopt_long(argc, argv, "l:n:x:c:p:e:N:u:z:b:fqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			o->spec.level = level_parse(optarg, &d);
@@ -251,7 +268,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'N': o->spec.name = optarg; break;
 		case 'H': o->spec.homehost = optarg; break;
-		case 'U':
+		case 'u':
 			if (parse_uuid(optarg, o->spec.uuid) < 0)
 				return fail("--uuid: '%s' is not 32 hex digits", optarg);
 			o->spec.have_uuid = true;
@@ -284,7 +301,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': cli_version(TOOL); exit(EXIT_OK);
-		default: usage(stderr); return EXIT_ERROR;
+		default: return cli_usage_error(TOOL, NULL);
 		}
 	}
 	return EXIT_OK;
@@ -454,8 +471,8 @@ int main(int argc, char **argv)
 	paths = argv + optind;
 	n = argc - optind;
 	if (o.spec.level == -100)
-		return fail("%s", "--level is required (0, 1, 4, 5, 6, 10)");
-	if (cli_need_members(TOOL, n, NULL) < 0)
+		return cli_usage_error(TOOL, "--level is required (0, 1, 4, 5, 6, 10)");
+	if (cli_need_members(TOOL, n) < 0)
 		return EXIT_ERROR;
 	if (!o.raid_set)
 		o.spec.raid_disks = n - o.spec.spares;

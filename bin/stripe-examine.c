@@ -349,6 +349,16 @@ static void print_v0_text(const struct array *a, const struct member *m)
 	}
 }
 
+static bool any_superblock(const struct array *a)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++)
+		if (a->members[i].has_sb)
+			return true;
+	return false;
+}
+
 static void print_member_text(const struct array *a, const struct member *m,
 			      const struct member_extra *x, int verbose)
 {
@@ -357,10 +367,6 @@ static void print_member_text(const struct array *a, const struct member *m,
 	int i;
 
 	printf("%s:\n", m->path);
-	if (!m->has_sb) {
-		printf("%15s : %s\n", "Error", m->reason);
-		return;
-	}
 	if (s->major == 0) {
 		print_v0_text(a, m);
 		return;
@@ -714,6 +720,7 @@ int main(int argc, char **argv)
 	struct diag d;
 
 	atexit(cli_close_stdout);
+	cli_getopt_name(argv, TOOL);
 	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': out = OUT_JSON; break;
@@ -728,10 +735,10 @@ int main(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': cli_version(TOOL); return EXIT_OK;
-		default: usage(stderr); return EXIT_ERROR;
+		default: return cli_usage_error(TOOL, NULL);
 		}
 	}
-	if (cli_need_members(TOOL, argc - optind, usage) < 0)
+	if (cli_need_members(TOOL, argc - optind) < 0)
 		return EXIT_ERROR;
 	formed = array_open(&a, argv + optind, argc - optind, &aopt, &d) == 0;
 	extra = calloc((size_t)a.nmembers, sizeof(*extra));
@@ -748,7 +755,9 @@ int main(int argc, char **argv)
 		if (extra[i].has_bblog < 0)
 			fprintf(stderr, TOOL ": %s\n", extra[i].bblog_err);
 	}
-	if (!formed)
+	/* with no superblock among them, each member's reason above is the
+	 * whole story: the summary would say it again */
+	if (!formed && any_superblock(&a))
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 	if (out == OUT_JSON) {
 		json_begin(&j, stdout, TOOL);
@@ -765,7 +774,10 @@ int main(int argc, char **argv)
 		if (formed)
 			export_array(&a);
 	} else {
+		/* a member without a superblock has no record: stderr said why */
 		for (i = 0; !quiet && i < a.nmembers; i++) {
+			if (!a.members[i].has_sb)
+				continue;
 			print_member_text(&a, &a.members[i], &extra[i], verbose);
 			printf("\n");
 		}

@@ -61,7 +61,7 @@ static void usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"  -r, --read-only         map read-only: members opened read-only, writes refused\n"
-		"  -f, --foreground        stay in the foreground until unmapped (default: go to\n"
+		"      --foreground        stay in the foreground until unmapped (default: go to\n"
 		"                          the background once the file is there)\n"
 		"  -q, --quiet             no warnings about left-out members\n"
 		"  -v, --verbose           say which members are used and what is mapped\n"
@@ -562,7 +562,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "rfqvhV", opts, NULL)) != -1) {
+	cli_getopt_name(argv, TOOL);
+	while ((c = getopt_long(argc, argv, "rqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->read_only = true; break;
 		case 'f': o->foreground = true; break;
@@ -570,13 +571,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': cli_version(TOOL); exit(EXIT_OK);
-		default: usage(stderr); return -1;
+		default: cli_usage_error(TOOL, NULL); return -1;
 		}
 	}
 	if (argc - optind < 2) {
-		fprintf(stderr, TOOL ": %s\n", optind >= argc ? "no members given, and no mountpoint"
-							      : "no mountpoint given after the members");
-		usage(stderr);
+		cli_usage_error(TOOL, "%s", optind >= argc ? "no members given, and no mountpoint"
+							   : "no mountpoint given after the members");
 		return -1;
 	}
 	o->members = argv + optind;

@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_members given = { .tool = TOOL, .usage = usage, .aopt.mode = DEV_READ, .readable = true };
+	struct cli_members given = { .tool = TOOL, .aopt.mode = DEV_READ, .readable = true };
 	uint64_t off = 0, len = 0, size;
 	bool len_given = false;
 	struct out o = { .fd = STDOUT_FILENO, .name = "standard output" };
@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 	struct array a;
 	struct diag d;
 
+	cli_getopt_name(argv, TOOL);
 	while ((c = getopt_long(argc, argv, "o:qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': cli_version(TOOL); return EXIT_OK;
-		default: usage(stderr); return EXIT_ERROR;
+		default: return cli_usage_error(TOOL, NULL);
 		}
 	}
 	given.paths = argv + optind;

@@ -43,11 +43,11 @@ static void usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"      --restart            start over instead of resuming a recorded rebuild\n"
-		"      --force              overwrite a replacement that carries a signature\n"
-		"  -n, --dry-run            say what would be rebuilt onto what, change nothing\n"
+		"  -f, --force              overwrite a replacement that carries a signature\n"
+		"      --dry-run            say what would be rebuilt onto what, change nothing\n"
 		"      --files              name the files (ext2/3/4) that unrecoverable ranges hurt\n"
 		"      --checkpoint SECONDS how often progress is recorded (default 1)\n"
-		"  -j, --jobs N             RAID4/5/6: rebuild N batches side by side (1 to 8;\n"
+		"      --jobs N             RAID4/5/6: rebuild N batches side by side (1 to 8;\n"
 		"                           default one per CPU)\n"
 		"      --json               print the result as JSON\n"
 		"      --progress MODE      auto, bar, log or none (default auto)\n"
@@ -133,7 +133,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	long jobs;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "nj:qvhV", lopts, NULL)) != -1) {
+	cli_getopt_name(argv, TOOL);
+	while ((c = getopt_long(argc, argv, "fqvhV", lopts, NULL)) != -1) {
 		if ((c == 'R' || c == 's' || c == 'a') && o->nreq == MAX_PATHS) {
 			fprintf(stderr, TOOL ": too many replacements\n");
 			return -1;
@@ -176,7 +177,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': cli_version(TOOL); exit(EXIT_OK);
-		default: usage(stderr); return -1;
+		default: cli_usage_error(TOOL, NULL); return -1;
 		}
 	}
 	return 0;
@@ -731,7 +732,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_ERROR;
 	/* the replacements join the members given, made first when new */
-	if (cli_need_members(TOOL, argc - optind, usage) < 0)
+	if (cli_need_members(TOOL, argc - optind) < 0)
 		return EXIT_ERROR;
 	n = gather_paths(argc, argv, &o, paths, is_repl, &made);
 	if (n < 0) {

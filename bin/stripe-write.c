@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_members given = { .tool = TOOL, .usage = usage, .aopt.mode = DEV_WRITE, .readable = true };
+	struct cli_members given = { .tool = TOOL, .aopt.mode = DEV_WRITE, .readable = true };
 	enum progress_mode pmode = PROGRESS_AUTO;
 	uint64_t off = 0, size, in_size, len, written = 0;
 	const char *input = NULL;
@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 	struct diag d;
 
 	atexit(cli_close_stdout);
+	cli_getopt_name(argv, TOOL);
 	while ((c = getopt_long(argc, argv, "i:qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': cli_version(TOOL); return EXIT_OK;
-		default: usage(stderr); return EXIT_ERROR;
+		default: return cli_usage_error(TOOL, NULL);
 		}
 	}
 	given.paths = argv + optind;

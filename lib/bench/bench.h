@@ -130,6 +130,11 @@ int bench_target_open(struct bench_target *t, const char *path, struct diag *d);
 /* Fails naming the filesystem when it has less than need bytes free for
  * the target's files. */
 int bench_target_check_space(const struct bench_target *t, uint64_t need, struct diag *d);
+/* Where a file or device target already holds data (a byte that is not
+ * zero in its first or last MiB, where signatures and headers live): its
+ * offset in *where and 1; 0 when those bytes are all zero (a new sparse
+ * file, a wiped device); -1 on a read error. */
+int bench_target_data_at(const struct bench_target *t, uint64_t *where, struct diag *d);
 /* Bytes a file or device target holds now (its size). */
 int bench_target_size(const struct bench_target *t, uint64_t *size, struct diag *d);
 /* --drop-cache: the pages of what fd reads out of the page cache (clean

@@ -32,6 +32,10 @@ void bench_print_text(FILE *f, const struct bench_report *rep);
 
 /* One bonnie++ 1.98 CSV line (50 fields). */
 void bench_print_csv(FILE *f, const struct bench_report *rep);
+/* bonnie++'s own CSV header line (BonTimer::PrintHeader's names, with the
+ * 1.98 seeks columns): bon_csv2html skips it, bon_csv2txt notes it on
+ * stderr and reads on. */
+void bench_print_csv_header(FILE *f);
 
 /* The run's parameters and figures into an open JSON document. */
 void bench_json(struct json *j, const struct bench_report *rep);

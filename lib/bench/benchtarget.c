@@ -76,6 +76,53 @@ int bench_target_size(const struct bench_target *t, uint64_t *size, struct diag 
 	return 0;
 }
 
+/* The first byte that is not zero among len at off: its offset in *at, or
+ * -1 there when all are zero. */
+static int first_data(int fd, const char *name, uint8_t *buf, size_t len, uint64_t off, int64_t *at,
+		      struct diag *d)
+{
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+	ssize_t i;
+
+	*at = -1;
+	if (n < 0)
+		return diag_fail(d, "%s: read error at byte %llu: %s", name, (unsigned long long)off,
+				 strerror(errno));
+	for (i = 0; i < n && *at < 0; i++)
+		if (buf[i])
+			*at = (int64_t)(off + (uint64_t)i);
+	return 0;
+}
+
+int bench_target_data_at(const struct bench_target *t, uint64_t *where, struct diag *d)
+{
+	const size_t span = 1u << 20;
+	uint64_t size, off[2];
+	uint8_t *buf;
+	int64_t at = -1;
+	int fd, i, rc = 0;
+
+	if (bench_target_size(t, &size, d) < 0)
+		return -1;
+	fd = open(t->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return diag_fail(d, "%s: %s", t->file, strerror(errno));
+	buf = malloc(span);
+	if (!buf)
+		rc = diag_fail(d, "out of memory");
+	off[0] = 0;
+	off[1] = size > span ? size - span : 0;
+	for (i = 0; rc == 0 && i < 2 && at < 0; i++)
+		rc = first_data(fd, t->file, buf, span, off[i], &at, d);
+	free(buf);
+	close(fd);
+	if (rc < 0)
+		return -1;
+	if (at >= 0)
+		*where = (uint64_t)at;
+	return at >= 0;
+}
+
 int bench_target_check_space(const struct bench_target *t, uint64_t need, struct diag *d)
 {
 	struct statvfs sv;

@@ -1,5 +1,7 @@
 /* cli: helpers shared by the tools' option parsing and output. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +41,48 @@ int cli_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+static bool bare_number(const char *s)
+{
+	return *s && !s[strspn(s, "0123456789")];
+}
+
+int cli_parse_kib(const char *s, uint64_t *out)
+{
+	uint64_t v;
+
+	if (cli_parse_size(s, &v) < 0)
+		return -1;
+	if (bare_number(s)) {
+		if (v > UINT64_MAX / 1024)
+			return -1;
+		v *= 1024;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_size_unit(const char *s, uint64_t *out)
+{
+	uint64_t v;
+
+	if (cli_parse_size(s, &v) < 0)
+		return -1;
+	if (v && bare_number(s))
+		return CLI_SIZE_BARE;
+	*out = v;
+	return 0;
+}
+
+int cli_size_error(const char *tool, const char *opt, const char *arg, int rc)
+{
+	if (rc == CLI_SIZE_BARE)
+		fprintf(stderr, "%s: %s: '%s' has no unit: write %sK, %sM, %sG or %sT (bonnie++ and fio "
+			"read a bare number differently)\n", tool, opt, arg, arg, arg, arg, arg);
+	else
+		fprintf(stderr, "%s: %s: '%s' is not a size (a number with K, M, G or T)\n", tool, opt, arg);
+	return -1;
+}
+
 int cli_raid0_layout(const char *s)
 {
 	if (strcmp(s, "original") == 0 || strcmp(s, "1") == 0)
@@ -51,6 +95,26 @@ int cli_raid0_layout(const char *s)
 void cli_version(const char *tool)
 {
 	printf("%s (stripe) %s\n", tool, STRIPE_VERSION);
+}
+
+void cli_getopt_name(char **argv, const char *tool)
+{
+	argv[0] = (char *)tool;
+}
+
+int cli_usage_error(const char *tool, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fprintf(stderr, "%s: ", tool);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "Try '%s --help'.\n", tool);
+	return EXIT_ERROR;
 }
 
 void cli_export(FILE *f, const char *key, const char *value)

@@ -3,17 +3,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/open_array.h"
 #include "io/dev.h"
 #include "io/probe.h"
 
-int cli_need_members(const char *tool, int n, void (*usage)(FILE *f))
+int cli_need_members(const char *tool, int n)
 {
 	if (n > 0)
 		return 0;
-	fprintf(stderr, "%s: no members given\n", tool);
-	if (usage)
-		usage(stderr);
+	cli_usage_error(tool, "no members given");
 	return -1;
 }
 
@@ -132,16 +131,34 @@ static void say_members(const struct cli_members *m, const struct array *a)
 	}
 }
 
+/* An array that could not be formed because no member could be read as
+ * one: why each could not (No such file or directory, no md superblock)
+ * is the cause, said once per member in place of the summary. */
+static void say_not_formed(const struct cli_members *m, const struct array *a, const struct diag *d)
+{
+	int i;
+
+	for (i = 0; a->members && i < a->nmembers; i++)
+		if (a->members[i].has_sb)
+			break;
+	if (!a->members || i < a->nmembers) {
+		fprintf(stderr, "%s: %s\n", m->tool, d->msg);
+		return;
+	}
+	for (i = 0; i < a->nmembers; i++)
+		fprintf(stderr, "%s: %s\n", m->tool, a->members[i].reason);
+}
+
 int cli_open_array(struct array *a, const struct cli_members *m)
 {
 	struct diag d;
 
-	if (cli_need_members(m->tool, m->n, m->usage) < 0 || refuse_twice(m) < 0)
+	if (cli_need_members(m->tool, m->n) < 0 || refuse_twice(m) < 0)
 		return -1;
 	if ((m->aopt.mode == DEV_WRITE || m->dry_run) && refuse_busy(m) < 0)
 		return -1;
 	if (array_open(a, m->paths, m->n, &m->aopt, &d) < 0) {
-		fprintf(stderr, "%s: %s\n", m->tool, d.msg);
+		say_not_formed(m, a, &d);
 		array_close(a);
 		return -1;
 	}

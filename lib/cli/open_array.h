@@ -20,7 +20,6 @@ struct cli_members {
 	const char *tool;            /* the name every message starts with */
 	char *const *paths;          /* in the order given */
 	int n;
-	void (*usage)(FILE *f);      /* printed after "no members given"; NULL: not */
 	struct array_options aopt;   /* DEV_WRITE: members in use are refused first */
 	/* Opened read-only, but refused as a write would be, so that a dry
 	 * run says what the run would; a path not made yet is passed over. */
@@ -43,10 +42,10 @@ struct cli_members {
  * having said why on stderr and closed it. */
 int cli_open_array(struct array *a, const struct cli_members *m);
 
-/* "no members given" on stderr (and the usage, when given) if n is 0:
- * -1; else 0.  For a tool whose member list is not all of its arguments,
- * or that goes on when the array cannot be formed. */
-int cli_need_members(const char *tool, int n, void (*usage)(FILE *f));
+/* "no members given" on stderr as a usage error (that line, then where the
+ * help is) if n is 0: -1; else 0.  For a tool whose member list is not all
+ * of its arguments, or that goes on when the array cannot be formed. */
+int cli_need_members(const char *tool, int n);
 
 /* An output file the tool would write that is one of the members, under
  * any name (as above): "TOOL: OUTPUT: the output is the member M; ..." on

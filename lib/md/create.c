@@ -146,6 +146,10 @@ static int choose_size(struct create_plan *p, struct diag *d)
 				 (unsigned long long)small->avail / 2,
 				 p->spec.size ? "--size asks for" : "a chunk needs",
 				 (unsigned long long)(p->spec.size ? p->spec.size : round) / 2);
+	/* md rounds the size down to whole chunks: less than one is no array */
+	if (p->spec.size && p->spec.size < round)
+		return diag_fail(d, "--size %llu KiB is less than a chunk (%u KiB): the array would hold nothing",
+				 (unsigned long long)p->spec.size / 2, round / 2);
 	if (p->spec.level == MD_LEVEL_RAID0) {
 		p->size = 0;
 		return 0;

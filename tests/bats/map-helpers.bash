@@ -30,7 +30,7 @@ map_teardown() {
 # map_start OPTION-OR-MEMBER...: stripe-map in the foreground, in the
 # background of the test, until MOUNTPOINT/array is there.
 map_start() {
-	stripe-map -f "$@" "$MNT" 2>"$D/map.err" &
+	stripe-map --foreground "$@" "$MNT" 2>"$D/map.err" &
 	MAP_PID=$!
 	local i
 	for ((i = 0; i < 100; i++)); do

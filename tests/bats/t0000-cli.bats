@@ -30,12 +30,36 @@ TOOLS="stripe-examine stripe-read stripe-map"
 	done
 }
 
+@test "a usage error is one line and where the help is, in every tool and script" {
+	local t
+	for t in stripe-create stripe-examine stripe-read stripe-write stripe-check stripe-rebuild stripe-map \
+		stripe-bench "$TOP"/tools/stripe-sweep "$TOP"/tools/stripe-mkfs-bench "$TOP"/tools/stripe-demo; do
+		run --separate-stderr "$t" --no-such-option
+		[ "$status" -eq 2 ] || fail "$t exited $status"
+		[ "$stderr" = "${t##*/}: unrecognized option '--no-such-option'"$'\n'"Try '${t##*/} --help'." ] ||
+			fail "$t: $stderr"
+	done
+}
+
 @test "every tool exits 2 when no member is given" {
 	for t in $TOOLS; do
 		run --separate-stderr $t
 		assert_failure 2
 		[[ $stderr == *"no members given"* ]]
 	done
+}
+
+@test "stripe-read of a member that does not exist keeps the cause: No such file or directory" {
+	run --separate-stderr stripe-read /nonexistent
+	assert_failure 2
+	[ "$stderr" = "stripe-read: /nonexistent: No such file or directory" ] || fail "$stderr"
+}
+
+@test "stripe-examine of a member that does not exist says so once" {
+	run --separate-stderr stripe-examine /nonexistent
+	assert_failure 2
+	[ -z "$output" ] || fail "stdout: $output"
+	[ "$stderr" = "stripe-examine: /nonexistent: No such file or directory" ] || fail "$stderr"
 }
 
 @test "stripe-read rejects a size argument that is not a size" {

@@ -94,14 +94,14 @@ output_refused() {
 	output_refused "${L[3]}" "$D/m3.img"
 }
 
-@test "stripe-bench refuses a --csv-file that is a member or the device it times" {
+@test "stripe-bench refuses a --csv=FILE that is a member or the device it times" {
 	local before
 	raid 5 4
 	before=$(sha "${M[@]}")
-	refused stripe-bench -q -s 1M --seeks 0 --csv-file "$D/m1.img" --array "${M[@]}"
+	refused stripe-bench -q -s 1M --seeks 0 --csv="$D/m1.img" --array "${M[@]}"
 	[ "$stderr" = "stripe-bench: $D/m1.img: the output is the member $D/m1.img; refusing to overwrite it" ] ||
 		fail "stderr: $stderr"
-	refused stripe-bench -q -s 1M --seeks 0 --csv-file "$D/./m2.img" "$D/m2.img"
+	refused stripe-bench -q -s 1M --seeks 0 --csv="$D/./m2.img" "$D/m2.img"
 	[[ $stderr == "stripe-bench: $D/./m2.img: the output is the member $D/m2.img;"* ]] || fail "stderr: $stderr"
 	[ "$before" = "$(sha "${M[@]}")" ] || fail "a member changed"
 }

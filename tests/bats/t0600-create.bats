@@ -347,6 +347,15 @@ LARGE_SETS="r1-2d-210g-1.2-bitmap r1-2d-210g-1.0-bitmap r1-2d-99g-1.2 r1-2d-120g
 	[ "$(stripe-create --dry-run --json -l 1 --bitmap=none --image-size 120G "$D"/x.img "$D"/y.img | jq .bitmap)" = null ]
 }
 
+@test "-c, -z and --data-offset take a bare number as KiB, as mdadm does" {
+	D=$BATS_TEST_TMPDIR
+	run stripe-create --dry-run --json -l 5 -c 64 -z 102400 --data-offset 2048 --image-size 128M \
+		"$D"/a.img "$D"/b.img "$D"/c.img
+	assert_success
+	[ "$(jq -c '[.chunk_size_bytes, .component_size_sectors, .members[0].data_offset_sectors, .size_bytes]' \
+		<<<"$output")" = '[65536,204800,4096,209715200]' ]
+}
+
 @test "--bitmap-chunk takes a bare number as KiB, as mdadm does, and K and M as every size" {
 	D=$BATS_TEST_TMPDIR
 	[ "$(stripe-create --dry-run --json -l 1 -b internal --bitmap-chunk 8 --image-size 8M "$D"/a.img "$D"/b.img |

@@ -61,8 +61,17 @@ refused() {
 	refused "--chunk 100K: 102400 bytes is not a power of two" -l 5 -c 100K "$D"/a.img "$D"/b.img "$D"/c.img
 }
 
-@test "a chunk given in mdadm's kilobytes is refused with a hint" {
-	refused "did you mean K" -l 5 -c 64 "$D"/a.img "$D"/b.img "$D"/c.img
+@test "a missing --level is a usage error: one line and where the help is" {
+	refused "^stripe-create: --level is required \\(0, 1, 4, 5, 6, 10\\)"$'\n'"Try 'stripe-create --help'.$" "$D"/a.img "$D"/b.img
+}
+
+@test "a --size below one chunk, which would leave an empty array, is refused" {
+	refused "--size 100 KiB is less than a chunk \\(512 KiB\\): the array would hold nothing" \
+		-l 5 -z 100 "$D"/a.img "$D"/b.img "$D"/c.img
+}
+
+@test "a --size of mdadm's KiB more than the members hold is refused, not taken as bytes" {
+	refused "--size asks for 102400 KiB" -l 5 -c 64K -z 102400 "$D"/a.img "$D"/b.img "$D"/c.img
 }
 
 @test "a layout that the level does not have is refused" {

@@ -16,7 +16,7 @@ setup() {
 
 # pipeline LEVEL: runs it on four 32 MiB image files and checks the outcome.
 pipeline() {
-	run stripe-mkfs-bench -l "$1" -c 64K --image-size 32M --size 4M --char-size 64K \
+	run stripe-mkfs-bench -l "$1" -c 64K --image-size 32M --bench-size 4M --char-size 64K \
 		--json "$D/report.json" "$D"/d{0,1,2,3}.img
 	assert_success
 	assert_output --partial "mkfs.ext4 -b 4096 -E stride=16,stripe_width=$2"

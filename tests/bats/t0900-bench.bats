@@ -80,14 +80,15 @@ make_raid5() {
 
 @test "the CSV's numbers, and bon_csv2txt's, are the table's" {
 	command -v bon_csv2txt >/dev/null || skip "bon_csv2txt (bonnie++) is not installed"
-	run --separate-stderr stripe-bench "${SMALL[@]}" -n 1 -m box --csv-file "$BATS_TEST_TMPDIR/run.csv" "$D"
+	run --separate-stderr stripe-bench "${SMALL[@]}" -n 1 -m box --csv="$BATS_TEST_TMPDIR/run.csv" "$D"
 	assert_success
 	bon_csv2txt <"$BATS_TEST_TMPDIR/run.csv" >"$BATS_TEST_TMPDIR/run.txt"
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/table.txt"
 	python3 - "$BATS_TEST_TMPDIR"/{table.txt,run.csv,run.txt} <<'EOF'
 import sys
 table, csv, txt = (open(p).read().splitlines() for p in sys.argv[1:])
-c = csv[0].split(",")
+assert len(csv) == 2 and csv[0].startswith("format_version,bonnie_version,name,"), csv[0]
+c = csv[1].split(",")
 assert len(c) == 50, len(c)
 io = table[table.index(next(l for l in table if l.startswith("Machine    MB"))) + 1].split()
 files = table[table.index(next(l for l in table if l.startswith("Machine files"))) + 1].split()
@@ -493,6 +494,57 @@ assert "per_char_write" not in r
 	assert_success
 	assert_line --regexp '^ Timing O_DIRECT disk reads: '
 	[ "$(stripe-examine --json "${M[@]}" | jq -r .array.needs_resync)" = false ]
+}
+
+@test "--csv=FILE appends a CSV line, after bonnie++'s header only in a new file, and bon_csv2txt reads every line" {
+	local f=$BATS_TEST_TMPDIR/runs.csv
+	stripe-bench -q -s 1M -f --seeks 10 -m one --csv="$f" "$D" >/dev/null
+	stripe-bench -q -s 1M -f --seeks 10 -m two --csv="$f" "$D" >/dev/null
+	run cut -d, -f1-3 "$f"
+	assert_output "format_version,bonnie_version,name"$'\n'"1.98,stripe-$(stripe-bench -V | cut -d' ' -f3),one"$'\n'"1.98,stripe-$(stripe-bench -V | cut -d' ' -f3),two"
+	command -v bon_csv2txt >/dev/null || skip "bon_csv2txt (bonnie++) is not installed"
+	run --separate-stderr bon_csv2txt <"$f"
+	assert_line --regexp '^one +1M:8k:10:5 '
+	assert_line --regexp '^two +1M:8k:10:5 '
+}
+
+@test "stripe-bench --csv big.csv leaves big.csv alone: --csv takes no file, and a file holding data is no target without --force" {
+	seq 1 20000 >"$BATS_TEST_TMPDIR/big.csv"
+	before=$(sha "$BATS_TEST_TMPDIR/big.csv")
+	run --separate-stderr stripe-bench --csv "$BATS_TEST_TMPDIR/big.csv"
+	assert_failure 2
+	[ "$stderr" = "stripe-bench: $BATS_TEST_TMPDIR/big.csv: holds data (byte 0 is not zero), which the tests would overwrite; give a directory, or --force" ] ||
+		fail "$stderr"
+	[ "$(sha "$BATS_TEST_TMPDIR/big.csv")" = "$before" ]
+}
+
+@test "a block device holding data is no target without --force" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a loop device"
+	truncate -s 4M "$BATS_TEST_TMPDIR/loop.img"
+	printf 'keep me' | dd of="$BATS_TEST_TMPDIR/loop.img" bs=1 seek=$((3 << 20)) conv=notrunc status=none
+	dev=$(losetup -f --show "$BATS_TEST_TMPDIR/loop.img" 2>/dev/null) || skip "no loop device here"
+	run --separate-stderr stripe-bench -q -s 1M -f --seeks 0 "$dev"
+	losetup -d "$dev"
+	assert_failure 2
+	[ "$stderr" = "stripe-bench: $dev: holds data (byte $((3 << 20)) is not zero), which the tests would overwrite; give a directory, or --force" ] ||
+		fail "$stderr"
+	[ "$(dd if="$BATS_TEST_TMPDIR/loop.img" bs=1 skip=$((3 << 20)) count=7 status=none)" = "keep me" ]
+}
+
+@test "a size without its unit is refused with a hint, since bonnie++ reads MiB and fio bytes" {
+	run --separate-stderr stripe-bench -s 2048 "$D"
+	assert_failure 2
+	[ "$stderr" = "stripe-bench: --size: '2048' has no unit: write 2048K, 2048M, 2048G or 2048T (bonnie++ and fio read a bare number differently)" ] ||
+		fail "$stderr"
+	[ -z "$(ls -A "$D")" ]
+}
+
+@test "bonnie++'s letters: -d directory, -f fast (no per-character tests), -b fsync, -D direct, -z seed, -r RAM" {
+	run --separate-stderr stripe-bench -q -d "$D" -s 1M -r 64M -f -b -D -z 42 --seeks 10 --chunk 4K --json
+	assert_success
+	json_check "$output" 'p = d["parameters"]
+assert p["target"].endswith("/dir") and p["char_size_bytes"] == 0 and p["fsync"] and p["direct"], p
+assert p["seed"] == 42, p'
 }
 
 @test "usage errors exit 2 with a message" {

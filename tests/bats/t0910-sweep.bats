@@ -16,7 +16,7 @@ setup_file() {
 	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
 	S=$BATS_FILE_TMPDIR/sweep
 	mkdir -p "$S"
-	"$SWEEP" --image-size 16M -l 0,5 -n 2-6 -c 64K,256K -s 4M --seeks 50 -o "$S/out" \
+	"$SWEEP" --image-size 16M -l 0,5 -n 2-6 -c 64K,256K --bench-size 4M --seeks 50 -o "$S/out" --csv="$S/all.csv" \
 		"$S"/d{0,1,2,3,4,5}.img >"$S/stdout" 2>"$S/stderr" || {
 		cat "$S/stderr" >&2
 		return 1
@@ -83,6 +83,38 @@ EOF
 	assert_line r5-6d-256k
 	refute_line --partial r5-2d
 	awk -F, '!($12 > 0 && $18 > 0) { print "no rate: " $0; bad = 1 } END { exit bad }' "$O/sweep.csv"
+}
+
+@test "--csv=FILE appends every run's line to FILE, after bonnie++'s header as FILE was new" {
+	run head -n 1 "$S/all.csv"
+	assert_output --regexp '^format_version,bonnie_version,name,'
+	diff <(tail -n +2 "$S/all.csv") "$O/sweep.csv"
+}
+
+@test "--csv alone prints the CSV lines in place of the table" {
+	run --separate-stderr "$SWEEP" --csv --no-plots --image-size 8M -l 0 -n 2 -c 64K --bench-size 1M --seeks 10 \
+		-o "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR"/c{0,1}.img
+	assert_success
+	[[ $output == "1.98,stripe-"*",r0-2d-64k,"* ]] || fail "$output"
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "options parse as getopt(1) parses them: grouped letters and --option=value" {
+	run --separate-stderr "$SWEEP" -qv --levels=3 --image-size=16M "$BATS_TEST_TMPDIR"/a.img "$BATS_TEST_TMPDIR"/b.img
+	assert_failure 2
+	[ "$stderr" = "stripe-sweep: --levels: '3' is not 0, 1, 4, 5, 6 or 10"$'\n'"Try 'stripe-sweep --help'." ] ||
+		fail "$stderr"
+	run --separate-stderr "$SWEEP" -l
+	assert_failure 2
+	[ "$stderr" = "stripe-sweep: option requires an argument -- 'l'"$'\n'"Try 'stripe-sweep --help'." ] ||
+		fail "$stderr"
+}
+
+@test "a benchmark size without its unit is refused before anything is made" {
+	run --separate-stderr "$SWEEP" --bench-size 4096 --image-size 16M "$BATS_TEST_TMPDIR"/a.img "$BATS_TEST_TMPDIR"/b.img
+	assert_failure 2
+	[[ $stderr == "stripe-sweep: --bench-size: '4096' has no unit: write 4096K, 4096M, 4096G or 4096T "* ]] || fail "$stderr"
+	[ -z "$(ls "$BATS_TEST_TMPDIR"/*.img 2>/dev/null)" ]
 }
 
 @test "bon_csv2txt reads the sweep's CSV without a complaint" {
@@ -190,7 +222,7 @@ EOF
 	local pid status=0 i
 	# (a background job of a script starts with SIGINT ignored: env gives it back)
 	setsid env --default-signal=INT "$SWEEP" -q --no-plots --image-size 64M -l 0 -c 4K,8K,16K,32K,64K \
-		-s 32M --seeks 2000 \
+		--bench-size 32M --seeks 2000 \
 		-o "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR"/s{0,1,2}.img 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	for ((i = 0; i < 200; i++)); do

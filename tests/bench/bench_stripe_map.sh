@@ -81,7 +81,7 @@ appears() {
 	exit 1
 }
 map_up() {
-	"$bin/stripe-map" -f -q "$@" "$dir/mnt" &
+	"$bin/stripe-map" --foreground -q "$@" "$dir/mnt" &
 	map_pid=$!
 	appears "$dir/mnt/array" stripe-map
 }

@@ -18,7 +18,7 @@ fill() {
 	shift
 	mkdir -p "$W/$name.map" "$W/$name.fs"
 	eval "$(stripe-examine --export "$@")"
-	stripe-map -f -q "$@" "$W/$name.map" 2> "$W/$name.err" &
+	stripe-map --foreground -q "$@" "$W/$name.map" 2> "$W/$name.err" &
 	pid=$!
 	for _ in $(seq 100); do [ -e "$W/$name.map/array" ] && break; sleep 0.1; done
 	# shellcheck disable=SC2086 # options, split on purpose
