@@ -62,6 +62,7 @@ static void usage(FILE *out)
 		"      --seconds S         hdparm: time disk reads S seconds and cached\n"
 		"                          reads two thirds of it (default 3)\n"
 		"      --array             the arguments are members of an md array\n"
+		"  -R, --run               --array: write although roles in sync were not given\n"
 		"      --seed N            seed for seek positions, names and data\n"
 		"  -f, --force             write to a file or device that carries a signature\n"
 		"  -m, --label NAME        the Machine column (default: the host name)\n"
@@ -82,7 +83,7 @@ static void usage(FILE *out)
 
 struct options {
 	struct bench_params p;
-	bool size_given, char_given, array, hdparm, csv, json, force, quiet, verbose;
+	bool size_given, char_given, array, run, hdparm, csv, json, force, quiet, verbose;
 	const char *csv_file;
 	char label[64];
 };
@@ -213,6 +214,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "hdparm", no_argument, NULL, OPT_HDPARM },
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
 		{ "array", no_argument, NULL, OPT_ARRAY },
+		{ "run", no_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "force", no_argument, NULL, 'f' },
 		{ "label", required_argument, NULL, 'm' },
@@ -228,7 +230,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:n:fm:qvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:fm:RqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_size_opt("--size", optarg, &o->p.size) < 0)
@@ -270,6 +272,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			break;
 		case OPT_HDPARM: o->hdparm = true; break;
+		case 'R': o->run = true; break;
 		case OPT_SECONDS:
 			if (parse_seconds(optarg, &o->p.seconds) < 0)
 				return -1;
@@ -344,7 +347,7 @@ static int open_array(const struct options *o, char **paths, int n, struct array
 {
 	struct cli_members given = {
 		.tool = TOOL, .paths = paths, .n = n, .usage = usage, .readable = true,
-		.aopt.mode = o->hdparm ? DEV_READ : DEV_WRITE,
+		.aopt.mode = o->hdparm ? DEV_READ : DEV_WRITE, .run = o->run, .say_degraded = true,
 		.say = o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
 	};
 
