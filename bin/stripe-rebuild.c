@@ -97,7 +97,7 @@ struct run {
 	size_t nlost, caplost;
 	bool oom;
 	int events_printed;
-	bool was_spare[ST_MAX_DISKS];   /* by target: the array's hot spare (hot_spare, before it held the role) */
+	bool was_spare[ST_MAX_DISKS];   /* by target: hot_spare before the rebuild gave it the role */
 };
 
 static int parse_replace(const char *arg, struct request *r)
@@ -324,10 +324,9 @@ static int add_target(struct array *a, struct rebuild_target *t, int *n, int rol
 		return -1;
 	}
 	t[*n] = (struct rebuild_target){ .role = role, .m = m };
-	/* md keeps a spare's device number and UUID when it takes a role */
-	if (of_array(m) && m->state == MEMBER_SPARE)
-		t[*n].readd = true;
-	if (of_array(m) && m->sb.role == role && m->state != MEMBER_SPARE) {
+	/* md keeps the device number and UUID of a member of the array that
+	 * takes a role: its own role again, or any role for a hot spare */
+	if (of_array(m) && (m->sb.role == role || m->state == MEMBER_SPARE)) {
 		t[*n].readd = true;
 		if (m->state == MEMBER_REBUILDING)
 			t[*n].resume = m->sb.recovery_offset;
@@ -556,10 +555,12 @@ static void print_plan(const struct rebuild_target *t, int n, bool dry)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		const char *onto = hot_spare(&t[i]) ? "the array's spare" : t[i].readd ? "in place" : "new member";
+
 		printf("%s role %d onto %s (%s%s)\n", dry ? "would rebuild" : "rebuilding", t[i].role,
-		       t[i].m->path, hot_spare(&t[i]) ? "the array's spare" : t[i].readd ? "in place" : "new member",
-		       t[i].resume ? ", resuming" : "");
+		       t[i].m->path, onto, t[i].resume ? ", resuming" : "");
+	}
 }
 
 /* With --files: what each lost array range held. */
