@@ -98,6 +98,21 @@ members_sha() {
 	[ "$(members_sha)" = "$before" ] || fail "a member changed"
 }
 
+@test "stripe-bench --array --run benchmarks an array with roles left out" {
+	make_array -l 6 -n 6
+	run --separate-stderr stripe-bench -q --run --array -s 1M --seeks 0 --char-size 0 "$D"/m{0..4}.img
+	assert_success
+	[ "$(stripe-examine --json "$D/m0.img" | jq -r '.members[0].array_state')" = "AAAAA." ]
+}
+
+@test "stripe-bench --array says the array it reads is degraded" {
+	make_array -l 6 -n 6
+	run --separate-stderr stripe-bench --hdparm --seconds 0.15 --array "$D"/m{0..3}.img
+	assert_success
+	[[ $stderr == *"stripe-bench: degraded: 4 drives (out of 6) in sync; roles 4 and 5 served from parity"* ]] ||
+		fail "stderr: $stderr"
+}
+
 @test "stripe-map read-write refuses roles not given without --run, before mapping anything" {
 	make_array -l 6 -n 6
 	mkdir "$D/mnt"
