@@ -68,6 +68,7 @@ static void usage(FILE *out)
 		"      --seconds S         hdparm: time disk reads S seconds and cached\n"
 		"                          reads two thirds of it (default 3)\n"
 		"      --array             the arguments are members of an md array\n"
+		"  -R, --run               --array: write although roles in sync were not given\n"
 		"  -z, --seed N            seed for seek positions, names and data\n"
 		"      --force             write to a file or device that holds data or\n"
 		"                          carries a signature\n"
@@ -92,7 +93,7 @@ static void usage(FILE *out)
 
 struct options {
 	struct bench_params p;
-	bool size_given, char_given, array, hdparm, csv, json, force, quiet, verbose;
+	bool size_given, char_given, array, run, hdparm, csv, json, force, quiet, verbose;
 	const char *csv_file, *dir;
 	char label[64];
 };
@@ -238,6 +239,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "hdparm", no_argument, NULL, OPT_HDPARM },
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
 		{ "array", no_argument, NULL, OPT_ARRAY },
+		{ "run", no_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'z' },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "label", required_argument, NULL, 'm' },
@@ -253,7 +255,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	cli_getopt_name(argv, TOOL);
-	while ((c = getopt_long(argc, argv, "d:s:r:f::n:bDz:m:qvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:r:f::n:bDz:m:RqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->dir = optarg; break;
 		case 's':
@@ -306,6 +308,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			break;
 		case OPT_HDPARM: o->hdparm = true; break;
+		case 'R': o->run = true; break;
 		case OPT_SECONDS:
 			if (parse_seconds(optarg, &o->p.seconds) < 0)
 				return -1;
@@ -386,7 +389,7 @@ static int open_array(const struct options *o, char **paths, int n, struct array
 {
 	struct cli_members given = {
 		.tool = TOOL, .paths = paths, .n = n, .readable = true,
-		.aopt.mode = o->hdparm ? DEV_READ : DEV_WRITE,
+		.aopt.mode = o->hdparm ? DEV_READ : DEV_WRITE, .run = o->run, .say_degraded = true,
 		.say = o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
 	};
 

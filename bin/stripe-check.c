@@ -34,6 +34,7 @@ static void usage(FILE *out)
 		"                          member's bad-block log names, rewritten from\n"
 		"                          redundancy (their log entries cleared); a repair\n"
 		"                          of the whole array leaves it clean\n"
+		"  -R, --run               repair although roles in sync were not given\n"
 		"      --prefer ROLE       RAID1/10 repair: copy from this role's member\n"
 		"      --json              one JSON document with a record per unit\n"
 		"      --files             on ext2/3/4: name the file, directory or metadata\n"
@@ -407,6 +408,7 @@ int main(int argc, char **argv)
 		{ "offset", required_argument, NULL, 'S' },
 		{ "length", required_argument, NULL, 'L' },
 		{ "repair", no_argument, NULL, 'r' },
+		{ "run", no_argument, NULL, 'R' },
 		{ "prefer", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "files", no_argument, NULL, 'f' },
@@ -429,7 +431,7 @@ int main(int argc, char **argv)
 
 	atexit(cli_close_stdout);
 	cli_getopt_name(argv, TOOL);
-	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "RqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
 		case 'L':
@@ -439,6 +441,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'r': o.repair = true; given.aopt.mode = DEV_WRITE; break;
+		case 'R': given.run = true; break;
 		case 'p':
 			o.prefer_role = atoi(optarg);
 			if (o.prefer_role < 0 || o.prefer_role >= ST_MAX_DISKS) {

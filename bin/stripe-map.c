@@ -61,6 +61,7 @@ static void usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"  -r, --read-only         map read-only: members opened read-only, writes refused\n"
+		"  -R, --run               map read-write although roles in sync were not given\n"
 		"      --foreground        stay in the foreground until unmapped (default: go to\n"
 		"                          the background once the file is there)\n"
 		"  -q, --quiet             no warnings about left-out members\n"
@@ -73,7 +74,7 @@ static void usage(FILE *out)
 }
 
 struct options {
-	bool read_only, foreground, quiet, verbose;
+	bool read_only, run, foreground, quiet, verbose;
 	char **members;
 	int nmembers;
 	const char *mountpoint;
@@ -553,6 +554,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
 		{ "read-only", no_argument, NULL, 'r' },
+		{ "run", no_argument, NULL, 'R' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -563,9 +565,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	cli_getopt_name(argv, TOOL);
-	while ((c = getopt_long(argc, argv, "rqvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "rRqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->read_only = true; break;
+		case 'R': o->run = true; break;
 		case 'f': o->foreground = true; break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
@@ -608,7 +611,7 @@ static int open_array(struct array *a, const struct options *o)
 {
 	struct cli_members given = {
 		.tool = TOOL, .paths = o->members, .n = o->nmembers, .readable = true,
-		.aopt.mode = o->read_only ? DEV_READ : DEV_WRITE,
+		.aopt.mode = o->read_only ? DEV_READ : DEV_WRITE, .run = o->run, .say_degraded = true,
 		.say = o->verbose ? CLI_SAY_ROLES : o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
 	};
 

@@ -149,6 +149,7 @@ int main(int argc, char **argv)
 	given.paths = argv + optind;
 	given.n = argc - optind;
 	given.say = verbose ? CLI_SAY_ROLES : quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT;
+	given.say_degraded = true;
 	if ((output && cli_refuse_output(TOOL, output, given.paths, given.n) < 0) ||
 	    cli_open_array(&a, &given) < 0)
 		return EXIT_ERROR;

@@ -12,6 +12,7 @@
 #include "io/dev.h"
 #include "md/array.h"
 #include "cli/cli.h"
+#include "cli/degraded.h"
 #include "cli/open_array.h"
 #include "raid/fsmap.h"
 #include "util/json.h"
@@ -35,6 +36,9 @@ static void usage(FILE *out)
 		"bad-block logs name: that is had from redundancy where there is some,\n"
 		"rewritten on the survivor and cleared from its log, as md does.\n"
 		"\n"
+		"The array's own hot spares among MEMBER... take the roles no replacement\n"
+		"below is given for, as md's do.\n"
+		"\n"
 		"Replacements:\n"
 		"      --replace ROLE=PATH  rebuild ROLE onto PATH (a device or image file; a\n"
 		"                           missing file is created at the members' size)\n"
@@ -42,6 +46,8 @@ static void usage(FILE *out)
 		"      --readd PATH         rebuild a stale or faulty member in place\n"
 		"\n"
 		"Options:\n"
+		"  -R, --run                rebuild although roles in sync were not given\n"
+		"                           (they are recorded gone)\n"
 		"      --restart            start over instead of resuming a recorded rebuild\n"
 		"  -f, --force              overwrite a replacement that carries a signature\n"
 		"      --dry-run            say what would be rebuilt onto what, change nothing\n"
@@ -71,7 +77,7 @@ struct request {
 struct opts {
 	struct request req[MAX_PATHS];
 	int nreq;
-	bool restart, force, dry_run, files, json, quiet, verbose;
+	bool restart, run, force, dry_run, files, json, quiet, verbose;
 	unsigned checkpoint_ms;
 	int jobs;
 	enum progress_mode pmode;
@@ -91,6 +97,7 @@ struct run {
 	size_t nlost, caplost;
 	bool oom;
 	int events_printed;
+	bool was_spare[ST_MAX_DISKS];   /* by target: hot_spare before the rebuild gave it the role */
 };
 
 static int parse_replace(const char *arg, struct request *r)
@@ -111,7 +118,8 @@ static int parse_replace(const char *arg, struct request *r)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
-		{ "replace", required_argument, NULL, 'R' },
+		{ "replace", required_argument, NULL, 'e' },
+		{ "run", no_argument, NULL, 'R' },
 		{ "spare", required_argument, NULL, 's' },
 		{ "readd", required_argument, NULL, 'a' },
 		{ "restart", no_argument, NULL, 'r' },
@@ -134,19 +142,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	cli_getopt_name(argv, TOOL);
-	while ((c = getopt_long(argc, argv, "fqvhV", lopts, NULL)) != -1) {
-		if ((c == 'R' || c == 's' || c == 'a') && o->nreq == MAX_PATHS) {
+	while ((c = getopt_long(argc, argv, "fRqvhV", lopts, NULL)) != -1) {
+		if ((c == 'e' || c == 's' || c == 'a') && o->nreq == MAX_PATHS) {
 			fprintf(stderr, TOOL ": too many replacements\n");
 			return -1;
 		}
 		switch (c) {
-		case 'R':
+		case 'e':
 			if (parse_replace(optarg, &o->req[o->nreq++]) < 0)
 				return -1;
 			break;
 		case 's': o->req[o->nreq++] = (struct request){ REQ_SPARE, -1, optarg }; break;
 		case 'a': o->req[o->nreq++] = (struct request){ REQ_READD, -1, optarg }; break;
 		case 'r': o->restart = true; break;
+		case 'R': o->run = true; break;
 		case 'f': o->force = true; break;
 		case 'n': o->dry_run = true; break;
 		case 'F': o->files = true; break;
@@ -316,7 +325,9 @@ static int add_target(struct array *a, struct rebuild_target *t, int *n, int rol
 		return -1;
 	}
 	t[*n] = (struct rebuild_target){ .role = role, .m = m };
-	if (of_array(m) && m->sb.role == role && m->state != MEMBER_SPARE) {
+	/* md keeps the device number and UUID of a member of the array that
+	 * takes a role: its own role again, or any role for a hot spare */
+	if (of_array(m) && (m->sb.role == role || m->state == MEMBER_SPARE)) {
 		t[*n].readd = true;
 		if (m->state == MEMBER_REBUILDING)
 			t[*n].resume = m->sb.recovery_offset;
@@ -364,8 +375,29 @@ static bool already_holds(const struct array *a, const struct member *m, const s
 	return true;
 }
 
+/* The array's own hot spares take the roles still without a target, in
+ * the order given, as md's recovery takes them. */
+static int take_own_spares(struct array *a, const struct opts *o, struct rebuild_target *t, int n)
+{
+	int i, role;
+
+	for (i = 0; i < a->nmembers; i++) {
+		struct member *m = &a->members[i];
+
+		if (!of_array(m) || m->state != MEMBER_SPARE || taken(t, n, -1, m))
+			continue;
+		role = next_needed(a, t, n);
+		if (role < 0)
+			break;
+		if (add_target(a, t, &n, role, m, o) < 0)
+			return -1;
+	}
+	return n;
+}
+
 /* Turns the requests into targets: explicit roles, re-adds, then members
- * that hold a recorded rebuild, then spares in order. */
+ * that hold a recorded rebuild, then spares in order, then the array's
+ * own spares. */
 static int choose_targets(struct array *a, const struct opts *o, struct rebuild_target *t)
 {
 	int n = 0, i, role = -1;
@@ -418,7 +450,7 @@ static int choose_targets(struct array *a, const struct opts *o, struct rebuild_
 		if (add_target(a, t, &n, role, m, o) < 0)
 			return -1;
 	}
-	return n;
+	return take_own_spares(a, o, t, n);
 }
 
 static void say_needs(const struct array *a)
@@ -513,14 +545,23 @@ static int on_event(void *ctx, const struct rebuild_event *e)
 	return 0;
 }
 
+/* A target that was the array's spare: it keeps its identity, but is no
+ * member rebuilt in place. */
+static bool hot_spare(const struct rebuild_target *t)
+{
+	return t->readd && t->m->state == MEMBER_SPARE;
+}
+
 static void print_plan(const struct rebuild_target *t, int n, bool dry)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		const char *onto = hot_spare(&t[i]) ? "the array's spare" : t[i].readd ? "in place" : "new member";
+
 		printf("%s role %d onto %s (%s%s)\n", dry ? "would rebuild" : "rebuilding", t[i].role,
-		       t[i].m->path, t[i].readd ? "in place" : "new member",
-		       t[i].resume ? ", resuming" : "");
+		       t[i].m->path, onto, t[i].resume ? ", resuming" : "");
+	}
 }
 
 /* With --files: what each lost array range held. */
@@ -590,7 +631,7 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 			json_object(&r->j, NULL);
 			json_int(&r->j, "role", t[i].role);
 			json_str(&r->j, "member", t[i].m->path);
-			json_bool(&r->j, "in_place", t[i].readd);
+			json_bool(&r->j, "in_place", t[i].readd && !r->was_spare[i]);
 			json_uint(&r->j, "bad_ranges", (unsigned long long)t[i].nbad);
 			json_close(&r->j);
 		}
@@ -635,6 +676,8 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 	struct diag d;
 	int rc, i;
 
+	for (i = 0; i < n; i++)
+		r.was_spare[i] = hot_spare(&t[i]);
 	if (o->json) {
 		json_begin(&r.j, stdout, TOOL);
 		json_array(&r.j, "events");
@@ -666,10 +709,11 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused)
 {
 	static struct rebuild_target t[ST_MAX_DISKS];
-	struct cli_members given = { .tool = TOOL, .newcomers = is_repl };
+	struct cli_members given = { .tool = TOOL, .newcomers = is_repl, .roles_later = true };
+	bool covered[ST_MAX_DISKS] = { false };
 	struct array a;
 	struct diag d;
-	int nt, rc;
+	int nt, rc, i;
 
 	*refused = true;
 	given.paths = paths;
@@ -693,6 +737,12 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 	if (nt == 0) {
 		say_needs(&a);
 		fprintf(stderr, TOOL ": no replacement given: name one with --replace ROLE=PATH, --spare PATH or --readd PATH\n");
+		array_close(&a);
+		return EXIT_ERROR;
+	}
+	for (i = 0; i < nt; i++)
+		covered[t[i].role] = true;
+	if (!o->run && cli_refuse_left_out(TOOL, &a, covered) < 0) {
 		array_close(&a);
 		return EXIT_ERROR;
 	}

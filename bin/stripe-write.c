@@ -33,6 +33,7 @@ static void usage(FILE *out)
 		"Options:\n"
 		"      --offset N          array byte to start at (K, M, G, T suffixes)\n"
 		"  -i, --input FILE        read FILE instead of standard input\n"
+		"  -R, --run               write although roles in sync were not given\n"
 		"      --progress MODE     auto, bar, log or none (default auto)\n"
 		"  -q, --quiet             no warnings about left-out members\n"
 		"  -v, --verbose           say which members are used\n"
@@ -108,6 +109,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "offset", required_argument, NULL, 'S' },
 		{ "input", required_argument, NULL, 'i' },
+		{ "run", no_argument, NULL, 'R' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -129,7 +131,7 @@ int main(int argc, char **argv)
 
 	atexit(cli_close_stdout);
 	cli_getopt_name(argv, TOOL);
-	while ((c = getopt_long(argc, argv, "i:qvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:RqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
 			if (cli_parse_size(optarg, &off) < 0) {
@@ -138,6 +140,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'i': input = optarg; break;
+		case 'R': given.run = true; break;
 		case 'P':
 			if (progress_option(TOOL, optarg, &pmode) < 0)
 				return EXIT_ERROR;

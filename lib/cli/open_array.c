@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/degraded.h"
 #include "cli/open_array.h"
 #include "io/dev.h"
 #include "io/probe.h"
@@ -173,6 +174,13 @@ int cli_open_array(struct array *a, const struct cli_members *m)
 		array_close(a);
 		return -1;
 	}
+	if ((m->aopt.mode == DEV_WRITE || m->dry_run) && !m->run && !m->roles_later &&
+	    cli_refuse_left_out(m->tool, a, NULL) < 0) {
+		array_close(a);
+		return -1;
+	}
 	say_members(m, a);
+	if (m->say_degraded && m->say != CLI_SAY_NOTHING)
+		cli_say_degraded(m->tool, a);
 	return 0;
 }

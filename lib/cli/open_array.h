@@ -30,6 +30,13 @@ struct cli_members {
 	const bool *newcomers;
 	bool force;
 	bool readable;               /* refuse an array whose data the members cannot serve */
+	/* --run: write although roles the superblocks record in sync were
+	 * not given (they are then recorded gone).  Without it a write, or
+	 * its dry run, is refused naming them, unless roles_later: a rebuild
+	 * asks cli_refuse_left_out itself once its targets are known. */
+	bool run;
+	bool roles_later;
+	bool say_degraded;           /* one line when roles are served from redundancy */
 	enum cli_say say;
 };
 
@@ -37,8 +44,9 @@ struct cli_members {
  * member given twice (by device and inode, so ./path, a symlink, a hard
  * link or a loop device over the file count); a member in use (when writing), before any member is opened; members that
  * do not form an array; members of no array or of another one, every one
- * named.  Then names those left out, so that an array too degraded to read
- * (refused when readable is asked) shows why.  Returns 0 with a open, or -1
+ * named; an array too degraded to read (when readable is asked); roles in
+ * sync that were not given (when writing, without run).  Then names those
+ * left out, and says the array is degraded (say_degraded).  Returns 0 with a open, or -1
  * having said why on stderr and closed it. */
 int cli_open_array(struct array *a, const struct cli_members *m);
 

@@ -107,7 +107,8 @@ $tool: $D/zero.img: no md superblock found "*
 stripe-read: ${M[1]}: left out: stale: events "*"
 stripe-read: ${M[2]}: role 2
 stripe-read: ${M[3]}: role 3
-stripe-read: ${M[4]}: role 4" ]] || fail "$stderr"
+stripe-read: ${M[4]}: role 4
+stripe-read: degraded: 4 drives (out of 5) in sync; role 1 served from parity" ]] || fail "$stderr"
 }
 
 @test "every tool says no members given in one line, exits 2 and says where the help is" {

@@ -412,7 +412,7 @@ examined() {
 	hostile r5-4d-64k-ls-1.2
 	field 0 200 8 0xffffffffffffffff
 	M=("${M[@]:1}")
-	reads_right
+	reads_right "^stripe-read: degraded: 3 drives \\(out of 4\\) in sync; role 0 served from parity$"
 }
 
 @test "1.2: events of 2^64-1 on every member make no member stale; the data reads right" {

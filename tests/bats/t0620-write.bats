@@ -40,7 +40,7 @@ make_array() {
 	make_array -l 5 -c 64K
 	rm "$D/m2.img"
 	head -c 1000000 /dev/urandom > "$D/data"
-	stripe-write -q --progress none --offset 12345 -i "$D/data" "$D"/m{0,1,3,4}.img
+	stripe-write -q --run --progress none --offset 12345 -i "$D/data" "$D"/m{0,1,3,4}.img
 	cmp "$D/data" <(stripe-read -q --offset 12345 --length 1000000 "$D"/m{0,1,3,4}.img)
 }
 
@@ -114,7 +114,7 @@ like_md() {
 		xz -dc "$w/$set/member$i.img.xz" > "$D/md$i.img"
 		s+=("$D/s$i.img")
 	done
-	stripe-write -q --progress none --offset 0 -i "$D/data" "${s[@]}"
+	stripe-write -q --run --progress none --offset 0 -i "$D/data" "${s[@]}"
 	for i in "$@"; do
 		# cmp -l counts bytes from 1; 1.x: utime at 192, sb_csum at 216;
 		# 0.90: utime at 128, sb_csum at 152
@@ -150,7 +150,7 @@ like_md() {
 	command -v mdadm >/dev/null || skip "mdadm is not installed"
 	local i
 	for i in 0 1 2; do cp "$FIX/r5-4d-64k-ls-1.2/member$i.img" "$D/m$i.img"; done
-	head -c 65536 /dev/urandom | stripe-write -q --progress none "$D"/m{0,1,2}.img
+	head -c 65536 /dev/urandom | stripe-write -q --run --progress none "$D"/m{0,1,2}.img
 	run mdadm --examine "$D/m0.img"
 	assert_output --partial "Array State : AAA. "
 }
@@ -179,7 +179,8 @@ like_md() {
 }
 
 # around SET OFFSET FAULTS MEMBER...: a copy of SET's members, in C, takes
-# 8 KiB of random bytes at array byte OFFSET with STRIPE_FAULT_READ=FAULTS
+# 8 KiB of random bytes at array byte OFFSET (--run: MEMBER... may leave roles
+# out) with STRIPE_FAULT_READ=FAULTS
 # (member byte offsets counted from each member's data area); the run's
 # status and stderr in status and stderr, the whole array as it then reads
 # in $D/after, the array it should be in $D/expect.
@@ -198,7 +199,7 @@ around() {
 	stripe-read "$FIX/$set"/member*.img > "$D/before"
 	head -c 8192 /dev/urandom > "$D/data"
 	{ head -c "$off" "$D/before"; cat "$D/data"; tail -c +$((off + 8192 + 1)) "$D/before"; } > "$D/expect"
-	STRIPE_FAULT_READ=$spec run --separate-stderr stripe-write --progress none --offset "$off" -i "$D/data" "${C[@]}"
+	STRIPE_FAULT_READ=$spec run --separate-stderr stripe-write --run --progress none --offset "$off" -i "$D/data" "${C[@]}"
 	stripe-read -q "${C[@]}" > "$D/after" || true
 }
 

@@ -48,7 +48,7 @@ without() {
 	local at=$((38 * 524288 + 500000))
 	stripe-write --progress none -i "$D/data" "${M[@]}"
 	head -c $((7 << 20)) /dev/urandom > "$D/data2"
-	stripe-write -q --progress none --offset $at -i "$D/data2" $(without 00 39)
+	stripe-write -q --run --progress none --offset $at -i "$D/data2" $(without 00 39)
 	{ head -c $at "$D/data"; cat "$D/data2"; tail -c +$((at + (7 << 20) + 1)) "$D/data"; } > "$D/expect"
 	cmp "$D/expect" <(stripe-read -q --length $((45 << 20)) $(without 00 39))
 }
@@ -86,7 +86,7 @@ without() {
 	local at=$((2 * 38 * 524288))
 	stripe-write --progress none -i "$D/data" "${M[@]}"
 	head -c 100000 /dev/urandom > "$D/data2"
-	stripe-write -q --progress none --offset $at $(without 00 39) < <(cat "$D/data2")
+	stripe-write -q --run --progress none --offset $at $(without 00 39) < <(cat "$D/data2")
 	{ head -c $at "$D/data"; cat "$D/data2"; tail -c +$((at + 100000 + 1)) "$D/data"; } > "$D/expect"
 	cmp "$D/expect" <(stripe-read -q --length $((45 << 20)) $(without 00 39))
 }

@@ -50,14 +50,14 @@ bits() {
 	seven_bits
 	# array bytes 2 MiB to 5 MiB are rows 10 to 26: member sectors 1280
 	# to 3455, under bits 0 and 1 of 2048 sectors each
-	head -c 3M /dev/urandom | stripe-write -q --offset 2M "${M[@]:0:3}"
+	head -c 3M /dev/urandom | stripe-write -q --run --offset 2M "${M[@]:0:3}"
 	[ "$(bits "${M[0]}")" = 03 ]
 	[ "$(bits "${M[2]}")" = 03 ]
 }
 
 @test "a write with a member absent keeps events_cleared where it was, for md's re-add" {
 	seven_bits
-	head -c 1M /dev/urandom | stripe-write -q --offset 64K "${M[@]:0:3}"
+	head -c 1M /dev/urandom | stripe-write -q --run --offset 64K "${M[@]:0:3}"
 	[ "$(bitmap "${M[0]}" events_cleared)" = 19 ]
 	[ "$(bitmap "${M[0]}" events)" = 23 ]
 	# the member left out keeps its own bitmap as it was
@@ -81,7 +81,7 @@ bits() {
 @test "a rebuild gives the new member the array's bitmap, with the events all members have" {
 	local m
 	seven_bits
-	head -c 1M /dev/urandom | stripe-write -q --offset 64K "${M[@]:0:3}"
+	head -c 1M /dev/urandom | stripe-write -q --run --offset 64K "${M[@]:0:3}"
 	rm "${M[3]}"
 	truncate -s 8M "${M[3]}"
 	stripe-rebuild -q --progress none --replace 3="${M[3]}" "${M[@]:0:3}"

@@ -275,7 +275,7 @@ sectors() {
 @test "repair where no redundancy is left writes nothing, keeps the log entry, and says so" {
 	logged r5-4d-64k-ls-1.2 1 2176
 	before=$(sha "${M[0]}" "${M[1]}" "${M[3]}")
-	run stripe-check --repair --progress none "${M[0]}" "${M[1]}" "${M[3]}"
+	run stripe-check --repair --run --progress none "${M[0]}" "${M[1]}" "${M[3]}"
 	assert_failure 1
 	assert_output --partial "data on ${M[1]} at byte $((2176 * 512)) (array byte 327680) [read error] [unrepairable: no redundancy left]"
 	[ "$(log_of "${M[1]}")" = "2176+8" ] || fail "log: $(log_of "${M[1]}")"
@@ -318,7 +318,7 @@ dirty() {
 @test "a full repair of a degraded raid5 that needed a resync leaves it needing one" {
 	M=($(copy_set r5-4d-64k-ls-1.2))
 	dirty
-	run stripe-check --repair --progress none "${M[0]}" "${M[1]}" "${M[3]}"
+	run stripe-check --repair --run --progress none "${M[0]}" "${M[1]}" "${M[3]}"
 	assert_success
 	run stripe-examine --json "${M[0]}" "${M[1]}" "${M[3]}"
 	[ "$(jq -r .array.needs_resync <<<"$output")" = true ] || fail "$output"

@@ -488,7 +488,7 @@ recovery_offset() {
 		mkdir -p "$D/$set"
 		cp "$FIX/$set"/member*.img "$D/$set/"
 		rm "$D/$set/member1.img" "$D/$set/member3.img"
-		stripe-rebuild -q --progress none --replace "1=$D/$set/new1.img" "$D/$set"/member*.img
+		stripe-rebuild -q --run --progress none --replace "1=$D/$set/new1.img" "$D/$set"/member*.img
 		[ "$(stripe-read "$D/$set"/*.img | sha)" = "$(manifest "$set" array_sha256)" ]
 		run mdadm --examine "$D/$set/member0.img"
 		if [[ $set == *1.2 ]]; then
@@ -574,7 +574,7 @@ kill_half_way() {
 		head -c 380M /dev/urandom | stripe-write -q --progress none "$dir"/m{0..4}.img
 		rm "$dir/m1.img" "$dir/m3.img"
 		kill_half_way "$dir/new1.img" "$dir"/m{0,2,4}.img -- \
-			--replace 1="$dir/new1.img" "$dir"/m{0,2,4}.img
+			--run --replace 1="$dir/new1.img" "$dir"/m{0,2,4}.img
 		run mdadm --examine "$dir/m0.img"
 		assert_success
 		if [ "$meta" = 1.2 ]; then

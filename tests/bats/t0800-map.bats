@@ -236,7 +236,7 @@ PY
 	make_array -l 6 -c 64K
 	rm "$D/m1.img" "$D/m3.img"
 	head -c 3000000 /dev/urandom > "$D/data"
-	map_start -q "$D"/m{0,2,4}.img
+	map_start -q --run "$D"/m{0,2,4}.img
 	dd if="$D/data" of="$MNT/array" bs=1M seek=1 conv=notrunc status=none
 	cmp "$D/data" <(tail -c +$((1048576 + 1)) "$MNT/array" | head -c 3000000)
 	map_stop

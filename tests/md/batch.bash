@@ -10,9 +10,9 @@
 #	"-" or a comma list of member indexes whose files are deleted after
 #	the create, before the write.  Creates the array in $ARRAYS/NAME with
 #	stripe-create, writes the fixture pattern named NAME over all of it
-#	with stripe-write, and records the sha256 of the pattern and of what
-#	stripe-read reads back, then hands it to batch_add.  Problems are
-#	kept in $ARRAYS/NAME/error.
+#	with stripe-write (--run: LOSE leaves roles out on purpose), and
+#	records the sha256 of the pattern and of what stripe-read reads back,
+#	then hands it to batch_add.  Problems are kept in $ARRAYS/NAME/error.
 #   batch_start, batch_end  around the mk calls: md looks at the arrays
 #			in VMs of up to $MD_BATCH_DISKS disks, each holding
 #			four members as partitions (pack.bash); the VMs'
@@ -99,7 +99,7 @@ mk_array() {
 		"$TTOOLS/pattern" "$name" "$size" | sha > "$d/pattern.sha256"
 	fi
 	if [ -z "${MK_UNWRITTEN:-}" ] &&
-		! "$TTOOLS/pattern" "$name" "$size" | stripe-write -q --progress none "${present[@]}" 2> "$d/write.err"; then
+		! "$TTOOLS/pattern" "$name" "$size" | stripe-write -q --run --progress none "${present[@]}" 2> "$d/write.err"; then
 		echo "stripe-write failed: $(cat "$d/write.err")" > "$d/error"
 		return 0
 	fi

@@ -65,14 +65,14 @@ setup_file() {
 
 	# member 3 left out of a write, then given back to md
 	bitmap_copy readd 1048576
-	stripe-write -q -i "$ARRAYS/input" --offset 64K "${M[@]:0:3}"
+	stripe-write -q --run -i "$ARRAYS/input" --offset 64K "${M[@]:0:3}"
 	stripe-examine "${M[0]}" > "$ARRAYS/readd/examine.txt" || true
 	as_is_array readd "${M[@]:0:3}"
 	printf '%s\n' "${M[@]}" > "$ARRAYS/readd/members"
 	# the same, with garbage on member 3 under bit 5, which the write
 	# left clear: a recovery guided by the bitmap leaves it there
 	bitmap_copy readd-probe 1048576
-	stripe-write -q -i "$ARRAYS/input" --offset 64K "${M[@]:0:3}"
+	stripe-write -q --run -i "$ARRAYS/input" --offset 64K "${M[@]:0:3}"
 	garbage "${M[3]}" 10240
 	as_is_array readd-probe "${M[@]}"
 
