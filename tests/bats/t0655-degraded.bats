@@ -117,7 +117,7 @@ members_sha() {
 	make_array -l 6 -n 6
 	mkdir "$D/mnt"
 	local before=$(members_sha)
-	run --separate-stderr stripe-map -f "$D"/m{0..4}.img "$D/mnt"
+	run --separate-stderr stripe-map --foreground "$D"/m{0..4}.img "$D/mnt"
 	assert_failure 2
 	[[ $stderr == "stripe-map: role 5 is in sync in the superblocks but was not given; give it, or --run"* ]] ||
 		fail "stderr: $stderr"

@@ -51,7 +51,7 @@ offered() {
 	cd "$BATS_TEST_TMPDIR"
 	touch disk0.img
 	mkdir mnt
-	complete_line stripe-map --r
+	complete_line stripe-map --re
 	[ "${COMPREPLY[*]}" = --read-only ]
 	complete_line stripe-map -r disk0.img ""
 	offered disk0.img || fail "offers: ${COMPREPLY[*]}"
