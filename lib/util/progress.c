@@ -1,6 +1,7 @@
-/* progress: rate and ETA on stderr, redrawn at most five times a second on
- * a terminal, or one timestamped line every 10 s when stderr is a log. */
+/* progress: a bar with percentage, rate and ETA redrawn at most five times a
+ * second on a terminal, or one timestamped line every 10 s in a log. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 
 #define LOG_INTERVAL 10.0
 #define BAR_INTERVAL 0.2
+#define BAR_WIDTH 20
 
 static double now_s(void)
 {
@@ -41,6 +43,27 @@ int progress_option(const char *tool, const char *arg, enum progress_mode *mode)
 	return 0;
 }
 
+enum progress_mode progress_quiet(enum progress_mode mode, bool quiet)
+{
+	return quiet && mode == PROGRESS_AUTO ? PROGRESS_NONE : mode;
+}
+
+/* STRIPE_PROGRESS_INTERVAL (seconds) shortens the wait between reports, so
+ * a spec sees log lines from a run of a second, not ten. */
+static double interval_of(enum progress_mode mode)
+{
+	const char *env = getenv("STRIPE_PROGRESS_INTERVAL");
+	char *end;
+	double s;
+
+	if (env && *env) {
+		s = strtod(env, &end);
+		if (*end == '\0' && s >= 0 && s < 86400)
+			return s;
+	}
+	return mode == PROGRESS_BAR ? BAR_INTERVAL : LOG_INTERVAL;
+}
+
 void progress_start(struct progress *p, enum progress_mode mode, const char *tool,
 		    const char *what, uint64_t total)
 {
@@ -51,58 +74,103 @@ void progress_start(struct progress *p, enum progress_mode mode, const char *too
 	p->tool = tool;
 	p->what = what;
 	p->total = total;
+	p->interval = interval_of(mode);
 	p->start = p->last = now_s();
 }
 
-static void human_rate(double bytes_per_s, char *buf, size_t len)
+static void human(double v, const char *suffix, char *buf, size_t len)
 {
-	const char *unit[] = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" };
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	int u = 0;
 
-	while (bytes_per_s >= 1024 && u < 4) {
-		bytes_per_s /= 1024;
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
 		u++;
 	}
-	snprintf(buf, len, "%.1f %s", bytes_per_s, unit[u]);
+	snprintf(buf, len, "%.1f %s%s", v, unit[u], suffix);
 }
 
-static void describe(const struct progress *p, double t, char *buf, size_t len)
+/* Seconds left at the average rate so far, rounded up: a run with work
+ * left never claims 0:00:00, and a steady run's ETA only goes down. */
+static long eta_s(const struct progress *p, double el)
 {
-	double el = t - p->start, rate = el > 0 ? (double)p->done / el : 0;
-	double pct = p->total ? 100.0 * (double)p->done / (double)p->total : 100.0;
-	char r[32];
-	long eta = rate > 0 && p->total > p->done ? (long)((double)(p->total - p->done) / rate) : 0;
+	double left;
+	long s;
 
-	human_rate(rate, r, sizeof(r));
-	snprintf(buf, len, "%s %5.1f%% (%llu of %llu MiB) %s, eta %ld:%02ld:%02ld", p->what, pct,
-		 (unsigned long long)(p->done >> 20), (unsigned long long)(p->total >> 20), r,
-		 eta / 3600, eta / 60 % 60, eta % 60);
+	if (p->done == 0 || el <= 0 || p->done >= p->total)
+		return -1;
+	left = (double)(p->total - p->done) * el / (double)p->done;
+	s = (long)left;
+	return (double)s < left ? s + 1 : s;
+}
+
+static void bar(const struct progress *p, char *buf, size_t len)
+{
+	int fill = (int)((double)BAR_WIDTH * (double)p->done / (double)p->total), i;
+
+	if (len < BAR_WIDTH + 3)
+		return;
+	buf[0] = '[';
+	for (i = 0; i < BAR_WIDTH; i++)
+		buf[1 + i] = i < fill ? '#' : '.';
+	buf[BAR_WIDTH + 1] = ']';
+	buf[BAR_WIDTH + 2] = '\0';
+}
+
+void progress_describe(const struct progress *p, double t, char *buf, size_t len)
+{
+	double el = t - p->start;
+	char rate[32], done[32], total[32], eta[32] = "--:--:--", b[BAR_WIDTH + 3] = "";
+	long e;
+
+	human(el > 0 ? (double)p->done / el : 0, "/s", rate, sizeof(rate));
+	human((double)p->done, "", done, sizeof(done));
+	if (!p->total) {
+		snprintf(buf, len, "%s %s, %s", p->what, done, rate);
+		return;
+	}
+	human((double)p->total, "", total, sizeof(total));
+	e = eta_s(p, el);
+	if (e >= 0)
+		snprintf(eta, sizeof(eta), "%ld:%02ld:%02ld", e / 3600, e / 60 % 60, e % 60);
+	else if (p->done >= p->total)
+		snprintf(eta, sizeof(eta), "0:00:00");
+	if (p->mode == PROGRESS_BAR)
+		bar(p, b, sizeof(b));
+	snprintf(buf, len, "%s %s%s%5.1f%% (%s of %s) %s, eta %s", p->what, b, *b ? " " : "",
+		 100.0 * (double)(p->done < p->total ? p->done : p->total) / (double)p->total, done, total,
+		 rate, eta);
+}
+
+static void log_line(const struct progress *p, const char *line)
+{
+	time_t wall = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&wall, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(stderr, "%s %s: %s\n", stamp, p->tool, line);
 }
 
 void progress_update(struct progress *p, uint64_t done)
 {
 	double t;
-	char line[160];
+	char line[200];
 
 	p->done = done;
 	if (p->mode == PROGRESS_NONE)
 		return;
 	t = now_s();
-	if (t - p->last < (p->mode == PROGRESS_BAR ? BAR_INTERVAL : LOG_INTERVAL))
+	if (t - p->last < p->interval)
 		return;
 	p->last = t;
-	describe(p, t, line, sizeof(line));
+	progress_describe(p, t, line, sizeof(line));
 	if (p->mode == PROGRESS_BAR) {
 		fprintf(stderr, "\r%s: %s\033[K", p->tool, line);
 		p->drawn = 1;
 	} else {
-		time_t wall = time(NULL);
-		struct tm tm;
-		char stamp[32];
-
-		localtime_r(&wall, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
-		fprintf(stderr, "%s %s: %s\n", stamp, p->tool, line);
+		log_line(p, line);
 	}
 	fflush(stderr);
 }
