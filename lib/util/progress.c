@@ -1,5 +1,6 @@
 /* progress: a bar with percentage, rate and ETA redrawn at most five times a
  * second on a terminal, or one timestamped line every 10 s in a log. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,19 +49,35 @@ enum progress_mode progress_quiet(enum progress_mode mode, bool quiet)
 	return quiet && mode == PROGRESS_AUTO ? PROGRESS_NONE : mode;
 }
 
-/* STRIPE_PROGRESS_INTERVAL (seconds) shortens the wait between reports, so
- * a spec sees log lines from a run of a second, not ten. */
+/* The environment's say, read here alone.  STRIPE_PROGRESS_INTERVAL
+ * (seconds) shortens the wait between reports, so a spec sees log lines
+ * from a run of a second, not ten.  STRIPE_PROGRESS_FD is where a script
+ * that keeps its tools' stderr for its report lends them its terminal. */
+static double env_number(const char *name, double lo, double hi)
+{
+	const char *env = getenv(name);
+	char *end;
+	double v;
+
+	if (!env || !*env)
+		return -1;
+	v = strtod(env, &end);
+	return *end == '\0' && v >= lo && v <= hi ? v : -1;
+}
+
+static int out_fd(void)
+{
+	double fd = env_number("STRIPE_PROGRESS_FD", 0, 1023);
+
+	return fd >= 0 && fcntl((int)fd, F_GETFD) >= 0 ? (int)fd : STDERR_FILENO;
+}
+
 static double interval_of(enum progress_mode mode)
 {
-	const char *env = getenv("STRIPE_PROGRESS_INTERVAL");
-	char *end;
-	double s;
+	double s = env_number("STRIPE_PROGRESS_INTERVAL", 0, 86400);
 
-	if (env && *env) {
-		s = strtod(env, &end);
-		if (*end == '\0' && s >= 0 && s < 86400)
-			return s;
-	}
+	if (s >= 0)
+		return s;
 	return mode == PROGRESS_BAR ? BAR_INTERVAL : LOG_INTERVAL;
 }
 
@@ -68,8 +85,9 @@ void progress_start(struct progress *p, enum progress_mode mode, const char *too
 		    const char *what, uint64_t total)
 {
 	memset(p, 0, sizeof(*p));
+	p->fd = out_fd();
 	if (mode == PROGRESS_AUTO)
-		mode = isatty(STDERR_FILENO) ? PROGRESS_BAR : PROGRESS_LOG;
+		mode = isatty(p->fd) ? PROGRESS_BAR : PROGRESS_LOG;
 	p->mode = mode;
 	p->tool = tool;
 	p->what = what;
@@ -150,7 +168,7 @@ static void log_line(const struct progress *p, const char *line)
 
 	localtime_r(&wall, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
-	fprintf(stderr, "%s %s: %s\n", stamp, p->tool, line);
+	dprintf(p->fd, "%s %s: %s\n", stamp, p->tool, line);
 }
 
 void progress_update(struct progress *p, uint64_t done)
@@ -167,17 +185,16 @@ void progress_update(struct progress *p, uint64_t done)
 	p->last = t;
 	progress_describe(p, t, line, sizeof(line));
 	if (p->mode == PROGRESS_BAR) {
-		fprintf(stderr, "\r%s: %s\033[K", p->tool, line);
+		dprintf(p->fd, "\r%s: %s\033[K", p->tool, line);
 		p->drawn = 1;
 	} else {
 		log_line(p, line);
 	}
-	fflush(stderr);
 }
 
 void progress_finish(struct progress *p)
 {
 	if (p->drawn)
-		fprintf(stderr, "\r\033[K");
+		dprintf(p->fd, "\r\033[K");
 	p->drawn = 0;
 }

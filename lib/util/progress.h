@@ -16,6 +16,7 @@ struct progress {
 	uint64_t total, done;        /* bytes; total 0 when unknown (a pipe) */
 	double start, last;          /* seconds, monotonic */
 	double interval;             /* seconds between two reports */
+	int fd;                      /* stderr, or STRIPE_PROGRESS_FD */
 	int drawn;                   /* a bar is on screen */
 };
 
