@@ -7,10 +7,19 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+# One small RAID5 and 4 MiB of data for the file, copied for each test.
+# The plain suite alone: progress.c's arithmetic runs sanitized in
+# tests/unit/test_progress.
+setup_file() {
+	in_plain_suite || return 0
+	stripe-create -q -l 5 -c 64K --image-size 4M "$BATS_FILE_TMPDIR"/d{0,1,2}.img
+	head -c 4M /dev/urandom > "$BATS_FILE_TMPDIR/data"
+}
+
 setup() {
+	plain_suite_only
 	D=$BATS_TEST_TMPDIR
-	stripe-create -q -l 5 -c 64K --image-size 4M "$D"/d0.img "$D"/d1.img "$D"/d2.img
-	head -c 4M /dev/urandom > "$D/data"
+	cp "$BATS_FILE_TMPDIR"/d{0,1,2}.img "$BATS_FILE_TMPDIR/data" "$D"/
 	export STRIPE_PROGRESS_INTERVAL=0
 }
 
@@ -108,4 +117,11 @@ on_tty() {
 	assert_output --partial $'\rstripe-rebuild: rebuilding ['
 	assert_line --partial "verdict: recovered"
 	[ "$(stripe-read -q --length 4M "$D"/d0.img "$D/s.img" "$D"/d2.img | sha)" = "$(sha < "$D/data")" ]
+}
+
+@test "with no terminal a run shorter than 10 s logs no progress line" {
+	unset STRIPE_PROGRESS_INTERVAL
+	run --separate-stderr stripe-write -i "$D/data" "$D"/d*.img
+	assert_success
+	assert_equal "$stderr" ""
 }
