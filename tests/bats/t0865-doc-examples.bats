@@ -220,15 +220,25 @@ needs_root_fuse() {
 	assert_output "raid5 $(manifest r5-4d-64k-ls-1.2 array_size_bytes)"
 }
 
-# Depends on issue #21's options: --csv=FILE appends (--csv FILE takes no file).
-@test "tour: the seeds' pipeline and the stripe-mkfs-bench loop, exit 0" {
+@test "tour: the seeds' pipeline: create, map and mkfs.ext4 with md's stride, exit 0" {
 	needs_root_fuse
-	[ -n "${STRIPE_FULL:-}" ] || skip "two mkfs-bench pipelines: make check-full"
+	truncate -s 16M d0.img d1.img d2.img d3.img d4.img d5.img
 	mkdir -p mnt/map
 	example "$(tour "the seeds' pipeline in one line: which layout does ext4 like best?")"
 	fusermount3 -u mnt/map 2>/dev/null || true
-	is_status "0 0"
-	[ "$(grep -c . runs.csv)" -eq 2 ]
+	is_status 0
+	stripe-read -q -o array.img d*.img
+	e2fsck -fn array.img
+	dumpe2fs -h array.img 2>/dev/null | grep -q '^RAID stripe width: *64$'
+}
+
+# Depends on issue #21's options: --csv=FILE appends (--csv FILE takes no file).
+@test "tour: stripe-mkfs-bench on RAID5 and RAID6 appends two CSV lines, exit 0" {
+	needs_root_fuse
+	[ -n "${STRIPE_FULL:-}" ] || skip "two mkfs-bench pipelines on 1 GiB images: make check-full"
+	example "$(tour "or all of it, mounted and benchmarked: RAID5 against RAID6 on new 1 GiB images")"
+	is_status 0
+	[ "$(grep -c '^1\.98,' runs.csv)" -eq 2 ]
 }
 
 @test "tour: Bonnie on a directory and a sweep of RAID5 against RAID6, exit 0" {
