@@ -1,6 +1,7 @@
 /* progress: a bar with percentage, rate and ETA redrawn at most five times a
  * second on a terminal, or one timestamped line every 10 s in a log. */
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,11 @@
 
 #define LOG_INTERVAL 10.0
 #define BAR_INTERVAL 0.2
-#define BAR_WIDTH 20
+#define BAR_MAX 40
+#define BAR_MIN 8
+/* what a bar line holds besides the name, the doing and the bar:
+ * " [...]  35.2%, 1023.9 MiB/s, eta 99:59:59" and the cursor's column */
+#define BAR_TEXT 40
 
 static double now_s(void)
 {
@@ -81,6 +86,19 @@ static double interval_of(enum progress_mode mode)
 	return mode == PROGRESS_BAR ? BAR_INTERVAL : LOG_INTERVAL;
 }
 
+/* A bar as wide as the terminal leaves room for, so that the line never
+ * wraps (a wrapped line is not redrawn in place); none on a narrow one. */
+static int bar_width(int fd, const char *tool, const char *what)
+{
+	struct winsize ws;
+	int cols = ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+	int w = cols - (int)(strlen(tool) + 2 + strlen(what)) - BAR_TEXT;
+
+	if (w < BAR_MIN)
+		return 0;
+	return w > BAR_MAX ? BAR_MAX : w;
+}
+
 void progress_start(struct progress *p, enum progress_mode mode, const char *tool,
 		    const char *what, uint64_t total)
 {
@@ -93,6 +111,8 @@ void progress_start(struct progress *p, enum progress_mode mode, const char *too
 	p->what = what;
 	p->total = total;
 	p->interval = interval_of(mode);
+	if (mode == PROGRESS_BAR)
+		p->bar_width = bar_width(p->fd, tool, what);
 	p->start = p->last = now_s();
 }
 
@@ -122,23 +142,25 @@ static long eta_s(const struct progress *p, double el)
 	return (double)s < left ? s + 1 : s;
 }
 
+/* "[#####.....] ", or nothing when no bar fits */
 static void bar(const struct progress *p, char *buf, size_t len)
 {
-	int fill = (int)((double)BAR_WIDTH * (double)p->done / (double)p->total), i;
+	int w = p->bar_width, fill = (int)((double)w * (double)p->done / (double)p->total), i;
 
-	if (len < BAR_WIDTH + 3)
+	buf[0] = '\0';
+	if (w <= 0 || (size_t)w + 4 > len)
 		return;
 	buf[0] = '[';
-	for (i = 0; i < BAR_WIDTH; i++)
+	for (i = 0; i < w; i++)
 		buf[1 + i] = i < fill ? '#' : '.';
-	buf[BAR_WIDTH + 1] = ']';
-	buf[BAR_WIDTH + 2] = '\0';
+	memcpy(buf + 1 + w, "] ", 3);
 }
 
 void progress_describe(const struct progress *p, double t, char *buf, size_t len)
 {
 	double el = t - p->start;
-	char rate[32], done[32], total[32], eta[32] = "--:--:--", b[BAR_WIDTH + 3] = "";
+	char rate[32], done[32], total[32], eta[32] = "--:--:--", b[BAR_MAX + 4];
+	double pct;
 	long e;
 
 	human(el > 0 ? (double)p->done / el : 0, "/s", rate, sizeof(rate));
@@ -153,11 +175,13 @@ void progress_describe(const struct progress *p, double t, char *buf, size_t len
 		snprintf(eta, sizeof(eta), "%ld:%02ld:%02ld", e / 3600, e / 60 % 60, e % 60);
 	else if (p->done >= p->total)
 		snprintf(eta, sizeof(eta), "0:00:00");
-	if (p->mode == PROGRESS_BAR)
+	pct = 100.0 * (double)(p->done < p->total ? p->done : p->total) / (double)p->total;
+	if (p->mode == PROGRESS_BAR) {
 		bar(p, b, sizeof(b));
-	snprintf(buf, len, "%s %s%s%5.1f%% (%s of %s) %s, eta %s", p->what, b, *b ? " " : "",
-		 100.0 * (double)(p->done < p->total ? p->done : p->total) / (double)p->total, done, total,
-		 rate, eta);
+		snprintf(buf, len, "%s %s%5.1f%%, %s, eta %s", p->what, b, pct, rate, eta);
+	} else {
+		snprintf(buf, len, "%s %5.1f%% (%s of %s) %s, eta %s", p->what, pct, done, total, rate, eta);
+	}
 }
 
 static void log_line(const struct progress *p, const char *line)

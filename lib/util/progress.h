@@ -17,6 +17,7 @@ struct progress {
 	double start, last;          /* seconds, monotonic */
 	double interval;             /* seconds between two reports */
 	int fd;                      /* stderr, or STRIPE_PROGRESS_FD */
+	int bar_width;               /* '#' and '.' a bar has: what fits the terminal */
 	int drawn;                   /* a bar is on screen */
 };
 
@@ -39,7 +40,8 @@ void progress_update(struct progress *p, uint64_t done);
 void progress_finish(struct progress *p);
 
 /* The report's text at t seconds (the monotonic clock of start), without
- * the tool's name or a time stamp: what a bar or a log line says. */
+ * the tool's name or a time stamp: a bar line (bar, percentage, rate, ETA:
+ * one terminal line) or a log line (percentage, bytes, rate, ETA). */
 void progress_describe(const struct progress *p, double t, char *buf, size_t len);
 
 #endif

@@ -32,8 +32,21 @@ on_tty() {
 @test "on a terminal stripe-write draws a bar with percentage, rate and ETA" {
 	on_tty "stripe-write -i '$D/data' '$D'/d*.img"
 	assert_success
-	assert_output --regexp $'\rstripe-write: writing \[#+\.*\] +[0-9.]+% \([0-9.]+ [KM]iB of 4\.0 MiB\) [0-9.]+ [KMG]iB/s, eta 0:00:0[01]'
-	assert_output --partial $'\rstripe-write: writing [####################] 100.0% (4.0 MiB of 4.0 MiB)'
+	assert_output --regexp $'\rstripe-write: writing \[#*\.+\] +[0-9.]+%, [0-9.]+ [KMG]iB/s, eta 0:00:0[01]'
+	assert_output --regexp $'\rstripe-write: writing \[#+\] 100\.0%, '
+}
+
+@test "on an 80-column terminal the bar line never wraps, and a narrow one gets no bar" {
+	local seg
+	on_tty "stty cols 80; stripe-write -i '$D/data' '$D'/d*.img"
+	assert_success
+	while IFS= read -r -d $'\r' seg; do
+		seg=${seg//$'\e[K'/}
+		[ "${#seg}" -lt 80 ] || fail "${#seg} columns: $seg"
+	done <<<"$output"
+	on_tty "stty cols 50; stripe-write -i '$D/data' '$D'/d*.img"
+	assert_success
+	assert_output --partial $'\rstripe-write: writing 100.0%, '
 }
 
 @test "--progress bar draws the bar even into a log" {

@@ -79,8 +79,13 @@ static void bar_fills_with_the_share_done(void)
 	struct progress p = at(PROGRESS_BAR, 100 * MIB, 50 * MIB);
 	char line[200];
 
+	p.bar_width = 20;
 	progress_describe(&p, 1, line, sizeof(line));
-	ok(strstr(line, "[##########..........]  50.0%") != NULL, "half done fills half the bar: %s", line);
+	ok(strcmp(line, "writing [##########..........]  50.0%, 50.0 MiB/s, eta 0:00:01") == 0,
+	   "half done fills half the bar, then percentage, rate and ETA: %s", line);
+	p.bar_width = 0;
+	progress_describe(&p, 1, line, sizeof(line));
+	ok(strcmp(line, "writing  50.0%, 50.0 MiB/s, eta 0:00:01") == 0, "a terminal too narrow for a bar: %s", line);
 	p = at(PROGRESS_LOG, 100 * MIB, 50 * MIB);
 	progress_describe(&p, 1, line, sizeof(line));
 	ok(strchr(line, '[') == NULL, "a log line has no bar: %s", line);
