@@ -88,6 +88,7 @@ statements() {
 # STATUS ("1 0": the first exited 1, the second 0)
 example() {
 	local script
+	[ -n "$1" ] || fail "the docs have no such example (a comment or a block changed?)"
 	script=$(here_paths <<<"$1")
 	rm -f .status
 	run --separate-stderr env PATH="$D/stubs:$PATH" bash -c "$(statements "$script")"
