@@ -471,7 +471,7 @@ int main(int argc, char **argv)
 	o.report = on_unit;
 	o.progress = on_progress;
 	o.ctx = &run;
-	progress_start(&run.prog, pmode, TOOL, o.repair ? "repairing" : "checking",
+	progress_start(&run.prog, progress_quiet(pmode, run.quiet), TOOL, o.repair ? "repairing" : "checking",
 		       o.length ? o.length : a.geo.array_sectors * 512 - (o.offset < a.geo.array_sectors * 512 ? o.offset : 0));
 	if (run.json) {
 		json_begin(&run.j, stdout, TOOL);

@@ -15,6 +15,7 @@
 #include "cli/open_array.h"
 #include "md/create.h"
 #include "util/json.h"
+#include "util/progress.h"
 #include "io/probe.h"
 
 #define TOOL "stripe-create"
@@ -50,6 +51,7 @@ static void usage(FILE *out)
 		"  -f, --force                accept members with signatures or of mixed sizes\n"
 		"      --dry-run              check and print the plan; write nothing\n"
 		"      --json                 print the result as JSON\n"
+		"      --progress MODE        zeroing shown: auto, bar, log or none (default auto)\n"
 		"  -q, --quiet                print nothing on success\n"
 		"  -v, --verbose              print each member's placement\n"
 		"  -h, --help                 show this help and exit\n"
@@ -66,6 +68,7 @@ static void usage(FILE *out)
 struct options {
 	struct create_spec spec;
 	bool dry_run, json, quiet, verbose, raid_set;
+	enum progress_mode pmode;
 	uint64_t image_size;
 	const char *layout_name;
 };
@@ -231,6 +234,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -297,6 +301,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'f': o->spec.force = true; break;
 		case 'y': o->dry_run = true; break;
 		case 'j': o->json = true; break;
+		case 'P':
+			if (progress_option(TOOL, optarg, &o->pmode) < 0)
+				return EXIT_ERROR;
+			break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
@@ -454,6 +462,26 @@ static void print_json(const struct create_plan *p, const struct options *o)
 	json_end(&j);
 }
 
+static void on_zeroed(void *ctx, uint64_t bytes)
+{
+	progress_update(ctx, bytes);
+}
+
+/* Zeroing a device's data area can take as long as writing it: shown. */
+static int write_array(struct create_plan *p, const struct options *o, struct diag *d)
+{
+	struct progress prog;
+	int rc;
+
+	progress_start(&prog, progress_quiet(o->pmode, o->quiet && !o->verbose), TOOL, "zeroing",
+		       create_zero_bytes(p));
+	p->zeroed = on_zeroed;
+	p->zeroed_ctx = &prog;
+	rc = create_write(p, d);
+	progress_finish(&prog);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .spec = { .level = -100, .layout = -1, .major = 1, .minor = 2,
@@ -496,7 +524,7 @@ int main(int argc, char **argv)
 	}
 	rc = create_plan(&p, &o.spec, paths, n, &d);
 	if (rc == 0 && !o.dry_run)
-		rc = create_write(&p, &d);
+		rc = write_array(&p, &o, &d);
 	if (rc < 0) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 		create_free(&p);

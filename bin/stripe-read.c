@@ -13,6 +13,7 @@
 #include "cli/mended.h"
 #include "cli/open_array.h"
 #include "raid/stripe.h"
+#include "util/progress.h"
 
 #define TOOL "stripe-read"
 
@@ -33,7 +34,8 @@ static void usage(FILE *out)
 		"  -o, --output FILE       write to FILE instead of standard output\n"
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
 		"                          (original or alternate)\n"
-		"  -q, --quiet             print no warnings about left-out members\n"
+		"      --progress MODE     auto, bar, log or none (default auto)\n"
+		"  -q, --quiet             print no warnings about left-out members, no progress\n"
 		"  -v, --verbose           say which members are used\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
@@ -50,6 +52,8 @@ static void usage(FILE *out)
 struct out {
 	int fd;
 	const char *name;
+	struct progress prog;
+	uint64_t done;
 };
 
 static int write_out(void *ctx, const void *buf, size_t len, struct diag *d)
@@ -66,6 +70,8 @@ static int write_out(void *ctx, const void *buf, size_t len, struct diag *d)
 			return diag_fail(d, "%s: write error: %s", o->name, strerror(errno));
 		done += (size_t)n;
 	}
+	o->done += len;
+	progress_update(&o->prog, o->done);
 	return 0;
 }
 
@@ -104,6 +110,7 @@ int main(int argc, char **argv)
 		{ "length", required_argument, NULL, 'L' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "raid0-layout", required_argument, NULL, 'R' },
+		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -117,6 +124,7 @@ int main(int argc, char **argv)
 	const char *output = NULL;
 	struct cli_mended mended = { .tool = TOOL };
 	struct lost lost = { 0 };
+	enum progress_mode pmode = PROGRESS_AUTO;
 	int c, quiet = 0, verbose = 0, rc;
 	struct array a;
 	struct diag d;
@@ -138,6 +146,10 @@ int main(int argc, char **argv)
 				fprintf(stderr, TOOL ": --raid0-layout: '%s' is neither original nor alternate\n", optarg);
 				return EXIT_ERROR;
 			}
+			break;
+		case 'P':
+			if (progress_option(TOOL, optarg, &pmode) < 0)
+				return EXIT_ERROR;
 			break;
 		case 'q': quiet = 1; break;
 		case 'v': verbose = 1; break;
@@ -182,7 +194,9 @@ int main(int argc, char **argv)
 	a.read_mended_ctx = &mended;
 	a.read_lost = note_lost;
 	a.read_lost_ctx = &lost;
+	progress_start(&o.prog, progress_quiet(pmode, quiet && !verbose), TOOL, "reading", len);
 	rc = stripe_read(&a, off, len, write_out, &o, &d);
+	progress_finish(&o.prog);
 	cli_mended_flush(&mended);
 	say_lost(&lost);
 	if (rc < 0)

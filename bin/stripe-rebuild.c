@@ -684,7 +684,7 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 	} else if (!o->quiet) {
 		print_plan(t, n, false);
 	}
-	progress_start(&r.prog, o->json ? PROGRESS_NONE : o->pmode, TOOL, "rebuilding",
+	progress_start(&r.prog, progress_quiet(o->pmode, o->quiet || o->json), TOOL, "rebuilding",
 		       (a->geo.level == MD_LEVEL_RAID1 ? a->geo.array_sectors : a->geo.dev_sectors) * 512);
 	rc = rebuild_array(a, t, n, &ro, &res, &d);
 	progress_finish(&r.prog);

@@ -35,7 +35,7 @@ static void usage(FILE *out)
 		"  -i, --input FILE        read FILE instead of standard input\n"
 		"  -R, --run               write although roles in sync were not given\n"
 		"      --progress MODE     auto, bar, log or none (default auto)\n"
-		"  -q, --quiet             no warnings about left-out members\n"
+		"  -q, --quiet             no warnings about left-out members, no progress\n"
 		"  -v, --verbose           say which members are used\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
@@ -170,7 +170,10 @@ int main(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	len = in_size != UINT64_MAX ? in_size : size - off;
-	progress_start(&prog, pmode, TOOL, "writing", len);
+	/* a pipe's length is unknown: its bytes and rate are shown, not a
+	 * share of the array it may never fill */
+	progress_start(&prog, progress_quiet(pmode, quiet && !verbose), TOOL, "writing",
+		       in_size != UINT64_MAX ? len : 0);
 	in.prog = &prog;
 	errs.quiet = quiet && !verbose;
 	/* a partial row's page a member fails to read (or its bad-block log

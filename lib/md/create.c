@@ -361,7 +361,39 @@ static int erase_stale_super(struct create_member *m, uint64_t sector, uint64_t 
 	return dev_write(&m->dev, buf, sizeof(buf), sector * 512, d);
 }
 
-static int prepare_member(struct create_plan *p, struct create_member *m, struct diag *d)
+/* Zeroing goes in slices so that progress can be told between them. */
+#define ZERO_SLICE (256ULL << 20)
+
+static int zero_data(struct create_plan *p, struct create_member *m, uint64_t *zeroed, struct diag *d)
+{
+	uint64_t off = m->sb.data_offset * 512, end = off + m->sb.data_size * 512;
+
+	while (off < end) {
+		uint64_t len = end - off < ZERO_SLICE ? end - off : ZERO_SLICE;
+
+		if (dev_zero(&m->dev, off, len, d) < 0)
+			return -1;
+		off += len;
+		*zeroed += len;
+		if (p->zeroed)
+			p->zeroed(p->zeroed_ctx, *zeroed);
+	}
+	return 0;
+}
+
+uint64_t create_zero_bytes(const struct create_plan *p)
+{
+	uint64_t bytes = 0;
+	int i;
+
+	for (i = 0; !p->spec.assume_clean && i < p->n; i++)
+		if (p->m[i].path)
+			bytes += p->m[i].sb.data_size * 512;
+	return bytes;
+}
+
+static int prepare_member(struct create_plan *p, struct create_member *m, uint64_t *zeroed,
+			  struct diag *d)
 {
 	uint64_t lo = m->sb.data_offset, hi = lo + m->sb.data_size, where[SUPER_PLACES];
 	size_t i;
@@ -374,7 +406,7 @@ static int prepare_member(struct create_plan *p, struct create_member *m, struct
 			return -1;
 	if (p->spec.major == 1 && p->spec.minor == 2 && dev_zero(&m->dev, 0, 4096, d) < 0)
 		return -1;
-	if (!p->spec.assume_clean && dev_zero(&m->dev, lo * 512, m->sb.data_size * 512, d) < 0)
+	if (!p->spec.assume_clean && zero_data(p, m, zeroed, d) < 0)
 		return -1;
 	if (p->has_bitmap) {
 		int32_t at = super_ops_of(p->spec.major)->bitmap_offset(p->spec.minor, &p->bitmap);
@@ -387,11 +419,12 @@ static int prepare_member(struct create_plan *p, struct create_member *m, struct
 
 int create_write(struct create_plan *p, struct diag *d)
 {
+	uint64_t zeroed = 0;
 	int i;
 
 	/* Superblocks last: an interrupted create leaves no array behind. */
 	for (i = 0; i < p->n; i++)
-		if (p->m[i].path && prepare_member(p, &p->m[i], d) < 0)
+		if (p->m[i].path && prepare_member(p, &p->m[i], &zeroed, d) < 0)
 			return -1;
 	for (i = 0; i < p->n; i++)
 		if (p->m[i].path && (dev_sync(&p->m[i].dev, d) < 0 ||

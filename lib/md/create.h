@@ -62,6 +62,10 @@ struct create_plan {
 	bool has_bitmap;
 	struct md_bitmap bitmap;     /* with has_bitmap: every member's, bits clear */
 	uint64_t bitmap_bytes;       /* what of each member's bitmap room is written */
+	/* told the bytes zeroed so far, of create_zero_bytes(), while
+	 * create_write zeroes (a device's can take as long as writing it) */
+	void (*zeroed)(void *ctx, uint64_t bytes);
+	void *zeroed_ctx;
 };
 
 /* The level's mdadm defaults: layout, chunk. */
@@ -79,6 +83,9 @@ int create_plan(struct create_plan *p, const struct create_spec *s,
  * data areas (unless assume_clean), writes the bitmaps, then the
  * superblocks. */
 int create_write(struct create_plan *p, struct diag *d);
+
+/* The bytes create_write zeroes: every data area, none with assume_clean. */
+uint64_t create_zero_bytes(const struct create_plan *p);
 
 void create_free(struct create_plan *p);
 

@@ -4,6 +4,8 @@
 #ifndef STRIPE_PROGRESS_H
 #define STRIPE_PROGRESS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum progress_mode { PROGRESS_AUTO, PROGRESS_BAR, PROGRESS_LOG, PROGRESS_NONE };
@@ -11,8 +13,11 @@ enum progress_mode { PROGRESS_AUTO, PROGRESS_BAR, PROGRESS_LOG, PROGRESS_NONE };
 struct progress {
 	enum progress_mode mode;
 	const char *tool, *what;
-	uint64_t total, done;
+	uint64_t total, done;        /* bytes; total 0 when unknown (a pipe) */
 	double start, last;          /* seconds, monotonic */
+	double interval;             /* seconds between two reports */
+	int fd;                      /* stderr, or STRIPE_PROGRESS_FD */
+	int bar_width;               /* '#' and '.' a bar has: what fits the terminal */
 	int drawn;                   /* a bar is on screen */
 };
 
@@ -23,10 +28,20 @@ int progress_parse(const char *s);
  * stderr and returns -1. */
 int progress_option(const char *tool, const char *arg, enum progress_mode *mode);
 
+/* The mode a tool runs with: -q silences the default; a --progress given
+ * explicitly is kept. */
+enum progress_mode progress_quiet(enum progress_mode mode, bool quiet);
+
+/* total 0: the length is unknown, and only bytes and rate are shown. */
 void progress_start(struct progress *p, enum progress_mode mode, const char *tool,
 		    const char *what, uint64_t total);
 void progress_update(struct progress *p, uint64_t done);
-/* Final line (or clears the bar). */
+/* Clears the bar. */
 void progress_finish(struct progress *p);
+
+/* The report's text at t seconds (the monotonic clock of start), without
+ * the tool's name or a time stamp: a bar line (bar, percentage, rate, ETA:
+ * one terminal line) or a log line (percentage, bytes, rate, ETA). */
+void progress_describe(const struct progress *p, double t, char *buf, size_t len);
 
 #endif

@@ -172,6 +172,48 @@ EOF
 	done
 }
 
+@test "the plots say that the figures of runs smaller than twice the RAM include the page cache" {
+	local f
+	for f in members chunks; do
+		grep -q "18 of 18 runs smaller than twice the RAM: the figures include the page cache" "$O/$f.svg" ||
+			fail "$f.svg does not say so"
+	done
+}
+
+@test "every data line of the plots is dark enough to read on white (contrast 3:1 or more)" {
+	python3 - "$O/members.svg" "$O/chunks.svg" <<'EOF'
+import re, sys
+def lum(rgb):
+    c = [v / 255 for v in rgb]
+    c = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+seen = 0
+for f in sys.argv[1:]:
+    for m in set(re.findall(r"stroke='rgb\(\s*(\d+),\s*(\d+),\s*(\d+)\)'", open(f).read())):
+        rgb = tuple(int(v) for v in m)
+        seen += 1
+        contrast = 1.05 / (lum(rgb) + 0.05)
+        assert contrast >= 3, f"{f}: a line in rgb{rgb} has contrast {contrast:.1f}:1 on white"
+assert seen >= 4, f"{seen} line colours"
+EOF
+}
+
+@test "the gnuplot script draws the plots again from any directory" {
+	local d=$BATS_TEST_TMPDIR/copy
+	cp -r "$O" "$d"
+	rm "$d"/*.png "$d"/*.svg
+	cd /
+	run gnuplot "$d/sweep.gp"
+	assert_success
+	file "$d/members.png" | grep -q 'PNG image data, 1200 x 500' || fail "members.png not drawn again"
+	rm "$d"/*.png "$d"/*.svg
+	cd "$d/plots"
+	run gnuplot ../sweep.gp
+	assert_success
+	[ -s "$d/chunks.svg" ] || fail "chunks.svg not drawn again from plots/"
+	[ ! -e "$d/plots/members.png" ]
+}
+
 @test "the sweep keeps its gnuplot script, data and each run's report" {
 	[ -s "$O/sweep.gp" ]
 	[ -s "$O/plots/m-r5-64K.dat" ]
