@@ -56,6 +56,13 @@ unit_has() {
 	assert_output --partial "md's mismatch_cnt would be 16"
 }
 
+@test "the man page's stripe-check --repair d*.img && stripe-check d*.img re-checks after a full repair" {
+	local m=$(copy_set r5-4d-badparity)
+	run bash -c "stripe-check -q --repair --progress none $m && stripe-check --progress none $m"
+	assert_success
+	assert_line --partial "checked 1792 units of 4 KiB: 0 inconsistent"
+}
+
 @test "check without --repair changes no member" {
 	local before
 	before=$(sha $(members r5-4d-badparity))
