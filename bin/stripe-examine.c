@@ -349,6 +349,51 @@ static void print_v0_text(const struct array *a, const struct member *m)
 	}
 }
 
+/* mdadm's Unused Space line of a 1.x member: the sectors free before its
+ * data (past the superblock, bitmap and bad-block log) and after it,
+ * computed as mdadm's getinfo_super1 does, its quirks kept: for 1.1 and
+ * 1.2 the bitmap's end counts from its offset to the superblock, not from
+ * the device's start.  mdadm leaves the line out while data moves (a
+ * reshape's new_offset), where neither side has room, and (as it marks
+ * that case with 1) where one sector is free after. */
+static void print_unused_space(const struct md_super *s, const struct member_extra *x)
+{
+	uint64_t data = s->level <= 0 ? s->data_size : s->size, before, after, end, earliest, bmend;
+	bool bitmap = s->feature_map & SB1_FEAT_BITMAP_OFFSET;
+	bool bblog = s->bblog_offset && s->bblog_sectors;
+
+	if (s->feature_map & SB1_FEAT_NEW_OFFSET)
+		return;
+	if (s->data_offset < s->sb_sector) {
+		before = s->data_offset;
+		end = s->sb_sector;
+		if (bblog && s->sb_sector + (int64_t)s->bblog_offset < end)
+			end = s->sb_sector + (int64_t)s->bblog_offset;
+		if (bitmap && s->sb_sector + (int64_t)s->bitmap_offset < end)
+			end = s->sb_sector + (int64_t)s->bitmap_offset;
+		after = s->data_offset + data < end ? end - data - s->data_offset : 0;
+	} else {
+		earliest = s->sb_sector + (32 + 4) * 2;
+		if (bitmap && s->bitmap_offset > 0 && x->has_bitmap > 0) {
+			bmend = (uint64_t)s->bitmap_offset + bitmap_bytes(&x->bitmap, 4096) / 512;
+			if (bmend > earliest)
+				earliest = bmend;
+		}
+		if (bblog && s->sb_sector + (int64_t)s->bblog_offset + s->bblog_sectors > earliest)
+			earliest = s->sb_sector + (int64_t)s->bblog_offset + s->bblog_sectors;
+		before = earliest < s->data_offset ? s->data_offset - earliest : 0;
+		after = s->dev_sectors - data - s->data_offset;
+	}
+	if (after == 1 || (!before && !after))
+		return;
+	if (after < INT64_MAX)
+		FIELD("Unused Space", "before=%llu sectors, after=%llu sectors", (unsigned long long)before,
+		      (unsigned long long)after);
+	else
+		FIELD("Unused Space", "before=%llu sectors, after=-%llu sectors DEVICE TOO SMALL",
+		      (unsigned long long)before, (unsigned long long)(UINT64_MAX - after));
+}
+
 static void print_member_text(const struct array *a, const struct member *m,
 			      const struct member_extra *x, int verbose)
 {
@@ -394,6 +439,8 @@ static void print_member_text(const struct array *a, const struct member *m,
 	FIELD("Super Offset", "%llu sectors", (unsigned long long)s->sb_sector);
 	if (s->feature_map & SB1_FEAT_RECOVERY_OFFSET && s->major == 1)
 		FIELD("Recovery Offset", "%llu sectors", (unsigned long long)s->recovery_offset);
+	if (s->major == 1)
+		print_unused_space(s, x);
 	if (s->resync_offset != MD_MAX_SECTOR && s->level != 0)
 		FIELD("Resync Offset", "%llu sectors", (unsigned long long)s->resync_offset);
 	FIELD("State", "%s", s->resync_offset == MD_MAX_SECTOR ? "clean" : "active");
