@@ -10,6 +10,7 @@
 #include "md/badblocks.h"
 #include "md/bitmap.h"
 #include "cli/cli.h"
+#include "cli/json_out.h"
 #include "cli/open_array.h"
 #include "util/json.h"
 
@@ -26,7 +27,8 @@ static void usage(FILE *out)
 		"holds each role and why any member is left out. Nothing is written.\n"
 		"\n"
 		"Options:\n"
-		"      --json              one JSON document (see stripe-examine(1))\n"
+		"      --json[=FILE]       one JSON document (see stripe-examine(1)), on\n"
+		"                          standard output or replacing FILE whole\n"
 		"      --export            STRIPE_KEY=value lines of the assembled array, for eval\n"
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
 		"  -q, --quiet             only the assembled array\n"
@@ -721,6 +723,11 @@ static void export_array(const struct array *a)
 
 enum output { OUT_TEXT, OUT_JSON, OUT_EXPORT };
 
+/* --json's "verdict" for each exit status. */
+static const char *const verdicts[] = {
+	[EXIT_OK] = "healthy", [EXIT_PROBLEM] = "needs_attention", [EXIT_ERROR] = "error",
+};
+
 /* A bitmap or bad-block log that cannot be read is shown as such and
  * needs attention, like a member left out. */
 static int exit_status(const struct array *a, const struct member_extra *x, int formed)
@@ -743,7 +750,7 @@ static int exit_status(const struct array *a, const struct member_extra *x, int 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", optional_argument, NULL, 'j' },
 		{ "export", no_argument, NULL, 'e' },
 		{ "raid0-layout", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -757,13 +764,17 @@ int main(int argc, char **argv)
 	int c, quiet = 0, verbose = 0, formed, i, st;
 	struct member_extra *extra;
 	struct array a;
-	struct json j;
+	struct json_out jo = { 0 };
 	struct diag d;
 
 	atexit(cli_close_stdout);
 	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j': out = OUT_JSON; break;
+		case 'j':
+			out = OUT_JSON;
+			if (json_out_option(&jo, TOOL, optarg) < 0)
+				return EXIT_ERROR;
+			break;
 		case 'e': out = OUT_EXPORT; break;
 		case 'R':
 			if ((aopt.raid0_layout = cli_raid0_layout(optarg)) < 0) {
@@ -780,10 +791,14 @@ int main(int argc, char **argv)
 	}
 	if (cli_need_members(TOOL, argc - optind, usage) < 0)
 		return EXIT_ERROR;
+	/* the report must not land on a member: no document is written there */
+	if (jo.path && cli_refuse_output(TOOL, jo.path, argv + optind, argc - optind) < 0)
+		return EXIT_ERROR;
 	formed = array_open(&a, argv + optind, argc - optind, &aopt, &d) == 0;
 	extra = calloc((size_t)a.nmembers, sizeof(*extra));
 	if (!extra || !a.members) {
 		fprintf(stderr, TOOL ": %s\n", a.members ? "out of memory" : d.msg);
+		json_out_end(&jo, 1, "error", a.members ? "out of memory" : d.msg);
 		return EXIT_ERROR;
 	}
 	for (i = 0; i < a.nmembers; i++) {
@@ -797,17 +812,18 @@ int main(int argc, char **argv)
 	}
 	if (!formed)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
-	if (out == OUT_JSON) {
-		json_begin(&j, stdout, TOOL);
-		json_array(&j, "members");
+	st = exit_status(&a, extra, formed);
+	if (out == OUT_JSON && json_out_begin(&jo, 1) == 0) {
+		json_array(&jo.j, "members");
 		for (i = 0; i < a.nmembers; i++)
-			json_member(&j, &a.members[i], &extra[i]);
-		json_close(&j);
+			json_member(&jo.j, &a.members[i], &extra[i]);
+		json_close(&jo.j);
 		if (formed)
-			json_array_view(&j, &a);
-		else
-			json_str(&j, "error", d.msg);
-		json_end(&j);
+			json_array_view(&jo.j, &a);
+		if (json_out_end(&jo, 1, verdicts[st], formed ? NULL : d.msg) < 0)
+			st = EXIT_ERROR;
+	} else if (out == OUT_JSON) {
+		st = EXIT_ERROR;
 	} else if (out == OUT_EXPORT) {
 		if (formed)
 			export_array(&a);
@@ -819,7 +835,6 @@ int main(int argc, char **argv)
 		if (formed)
 			print_array_text(&a);
 	}
-	st = exit_status(&a, extra, formed);
 	for (i = 0; i < a.nmembers; i++)
 		badblocks_free(&extra[i].bblog);
 	free(extra);
