@@ -69,7 +69,8 @@ static void usage(FILE *out)
 		"      --csv               a bonnie++ 1.98 CSV line instead of the table\n"
 		"      --csv-file FILE     also append the CSV line to FILE\n"
 		"      --json[=FILE]       one JSON document with the parameters and figures,\n"
-		"                          on standard output or replacing FILE whole\n"
+		"                          on standard output, or replacing FILE whole\n"
+		"                          beside the text (or CSV)\n"
 		"  -q, --quiet             no warnings\n"
 		"  -v, --verbose           name each test as it starts\n"
 		"  -h, --help              show this help and exit\n"
@@ -317,7 +318,7 @@ static int check_options(const struct options *o, int nargs)
 		why = "no target given";
 	else if (nargs > 1 && !o->array)
 		why = "one target only (or --array with the members)";
-	else if (o->csv && o->json)
+	else if (o->csv && !json_out_human(&o->out))
 		why = "--csv and --json: choose one";
 	else if (o->hdparm && o->p.threads)
 		why = "--hdparm and --threads: choose one";
@@ -541,11 +542,11 @@ static int report(struct options *o, const struct bench_target *t, const struct 
 		bench_json(&o->out.j, &rep);
 		if (json_out_end(&o->out, 1, "done", NULL) < 0)
 			return -1;
-	} else if (o->csv) {
-		bench_print_csv(stdout, &rep);
-	} else {
-		bench_print_text(stdout, &rep);
 	}
+	if (json_out_human(&o->out) && o->csv)
+		bench_print_csv(stdout, &rep);
+	else if (json_out_human(&o->out))
+		bench_print_text(stdout, &rep);
 	return append_csv(o, &rep);
 }
 

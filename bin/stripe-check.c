@@ -39,7 +39,8 @@ static void usage(FILE *out)
 		"                          of the whole array leaves it clean\n"
 		"      --prefer ROLE       RAID1/10 repair: copy from this role's member\n"
 		"      --json[=FILE]       one JSON document with a record per unit, on\n"
-		"                          standard output or replacing FILE whole\n"
+		"                          standard output, or replacing FILE whole\n"
+		"                          beside the text report\n"
 		"      --files             on ext2/3/4: name the file, directory or metadata\n"
 		"                          at each unit hurt (read through the members)\n"
 		"      --progress MODE     auto, bar, log or none (default auto)\n"
@@ -70,6 +71,7 @@ struct hit {
 struct run {
 	struct json_out out;
 	struct json *j;                  /* &out.j */
+	bool human;                      /* the text output: all but --json alone */
 	bool json, quiet, verbose, files, repair;
 	struct progress prog;
 	struct hit *hits;
@@ -295,18 +297,15 @@ static bool collect(struct run *r, const struct check_unit *u)
 static int on_unit(void *ctx, const struct check_unit *u)
 {
 	struct run *r = ctx;
+	bool kept;
 
 	progress_finish(&r->prog);
 	r->left += !u->repaired;
 	/* with --files, --json records wait for their files (unless out of memory) */
-	if (r->json) {
-		if (!r->files || !collect(r, u))
-			json_unit(r->j, u, r, NULL, NULL);
-		return 0;
-	}
-	if (r->files)
-		collect(r, u);
-	if (!r->quiet)
+	kept = r->files && collect(r, u);
+	if (r->json && !kept)
+		json_unit(r->j, u, r, NULL, NULL);
+	if (r->human && !r->quiet)
 		print_unit(u, r->verbose, r->repair);
 	return 0;
 }
@@ -462,7 +461,8 @@ static int nothing_to_verify(struct run *r, struct array *a)
 			json_summary(r->j, a, &none);
 			rc = json_out_end(&r->out, JSON_FORMAT, "nothing_to_verify", NULL);
 		}
-	} else {
+	}
+	if (r->human) {
 		printf("%s: raid0 has no redundancy to check: nothing to verify\n", a->members[0].path);
 	}
 	array_close(a);
@@ -539,6 +539,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_ERROR;
 		}
 	}
+	run.human = json_out_human(&run.out);
 	given.paths = argv + optind;
 	given.n = argc - optind;
 	given.say = run.quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT;
@@ -569,7 +570,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, TOOL ": --files: %s\n", fd.msg);
 		if (run.json)
 			json_hits(&run, descs);
-		else
+		if (run.human)
 			print_files(&run, descs);
 	}
 	if (rc < 0)
@@ -581,9 +582,9 @@ int main(int argc, char **argv)
 			json_str(run.j, "files_error", fd.msg);
 		if (json_out_end(&run.out, JSON_FORMAT, rc < 0 ? "error" : verdict(&run, &res), rc < 0 ? d.msg : NULL) < 0)
 			rc = -1;
-	} else if (rc == 0) {
-		print_summary(&a, &res, &o);
 	}
+	if (run.human && rc == 0)
+		print_summary(&a, &res, &o);
 	free_files(&run, descs);
 	array_close(&a);
 	if (rc < 0)

@@ -51,8 +51,8 @@ static void usage(FILE *out)
 		"                             default: 64M, or more when the bits need it)\n"
 		"  -f, --force                accept members with signatures or of mixed sizes\n"
 		"      --dry-run              check and print the plan; write nothing\n"
-		"      --json[=FILE]          print the result as JSON, on standard output or\n"
-		"                             replacing FILE whole\n"
+		"      --json[=FILE]          print the result as JSON, on standard output, or\n"
+		"                             replacing FILE whole beside the text\n"
 		"  -q, --quiet                print nothing on success\n"
 		"  -v, --verbose              print each member's placement\n"
 		"  -h, --help                 show this help and exit\n"
@@ -494,7 +494,7 @@ static int create(struct options *op, char **paths, int n)
 	rc = EXIT_OK;
 	if (o.json && print_json(&p, &o) < 0)
 		rc = EXIT_ERROR;
-	else if (!o.json && !o.quiet)
+	if (rc == EXIT_OK && json_out_human(&o.out) && !o.quiet)
 		print_text(&p, &o);
 	*op = o;                     /* its --json document is done */
 	create_free(&p);

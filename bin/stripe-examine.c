@@ -28,7 +28,8 @@ static void usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"      --json[=FILE]       one JSON document (see stripe-examine(1)), on\n"
-		"                          standard output or replacing FILE whole\n"
+		"                          standard output, or replacing FILE whole beside\n"
+		"                          the text (or --export)\n"
 		"      --export            STRIPE_KEY=value lines of the assembled array, for eval\n"
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
 		"  -q, --quiet             only the assembled array\n"
@@ -721,7 +722,7 @@ static void export_array(const struct array *a)
 	}
 }
 
-enum output { OUT_TEXT, OUT_JSON, OUT_EXPORT };
+enum output { OUT_TEXT, OUT_JSON, OUT_EXPORT };   /* what stdout holds */
 
 /* --json's "verdict" for each exit status. */
 static const char *const verdicts[] = {
@@ -771,9 +772,10 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			out = OUT_JSON;
 			if (json_out_option(&jo, TOOL, optarg) < 0)
 				return EXIT_ERROR;
+			if (!json_out_human(&jo))
+				out = OUT_JSON;
 			break;
 		case 'e': out = OUT_EXPORT; break;
 		case 'R':
@@ -813,7 +815,9 @@ int main(int argc, char **argv)
 	if (!formed)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 	st = exit_status(&a, extra, formed);
-	if (out == OUT_JSON && json_out_begin(&jo, 1) == 0) {
+	if (jo.on && json_out_begin(&jo, 1) < 0) {
+		st = EXIT_ERROR;
+	} else if (jo.on) {
 		json_array(&jo.j, "members");
 		for (i = 0; i < a.nmembers; i++)
 			json_member(&jo.j, &a.members[i], &extra[i]);
@@ -822,12 +826,11 @@ int main(int argc, char **argv)
 			json_array_view(&jo.j, &a);
 		if (json_out_end(&jo, 1, verdicts[st], formed ? NULL : d.msg) < 0)
 			st = EXIT_ERROR;
-	} else if (out == OUT_JSON) {
-		st = EXIT_ERROR;
-	} else if (out == OUT_EXPORT) {
+	}
+	if (out == OUT_EXPORT) {
 		if (formed)
 			export_array(&a);
-	} else {
+	} else if (out == OUT_TEXT) {
 		for (i = 0; !quiet && i < a.nmembers; i++) {
 			print_member_text(&a, &a.members[i], &extra[i], verbose);
 			printf("\n");

@@ -50,8 +50,8 @@ static void usage(FILE *out)
 		"      --checkpoint SECONDS how often progress is recorded (default 1)\n"
 		"  -j, --jobs N             RAID4/5/6: rebuild N batches side by side (1 to 8;\n"
 		"                           default one per CPU)\n"
-		"      --json[=FILE]        print the result as JSON, on standard output or\n"
-		"                           replacing FILE whole\n"
+		"      --json[=FILE]        print the result as JSON, on standard output, or\n"
+		"                           replacing FILE whole beside the text\n"
 		"      --progress MODE      auto, bar, log or none (default auto)\n"
 		"  -q, --quiet              print only problems\n"
 		"  -v, --verbose            say more about members and checkpoints\n"
@@ -73,7 +73,7 @@ struct request {
 struct opts {
 	struct request req[MAX_PATHS];
 	int nreq;
-	bool restart, force, dry_run, files, json, quiet, verbose;
+	bool restart, force, dry_run, files, json, human, quiet, verbose;
 	struct json_out out;         /* --json: where, and the run's verdict */
 	unsigned checkpoint_ms;
 	int jobs;
@@ -506,9 +506,8 @@ static int on_event(void *ctx, const struct rebuild_event *e)
 			json_uint(r->j, NULL, e->lost_offset[i]);
 		json_close(r->j);
 		json_close(r->j);
-		return 0;
 	}
-	if (r->o->quiet && e->kind == REBUILD_READ_ERROR)
+	if (!r->o->human || (r->o->quiet && e->kind == REBUILD_READ_ERROR))
 		return 0;
 	printf("%s: role %d, %s, member byte %llu, %llu bytes", event_name(e->kind), e->role,
 	       e->member ? e->member->path : "missing", (unsigned long long)e->member_offset,
@@ -539,7 +538,7 @@ static int report_files(struct run *r, struct array *a)
 	size_t i;
 
 	if (!r->nlost) {
-		if (!r->o->json && !r->o->quiet)
+		if (r->o->human && !r->o->quiet)
 			printf("files hurt: none\n");
 		return 0;
 	}
@@ -564,7 +563,7 @@ static int report_files(struct run *r, struct array *a)
 	fsmap_close(m);
 	if (r->o->json)
 		json_array(r->j, "files");
-	else
+	if (r->o->human)
 		printf("files hurt:\n");
 	for (i = 0; i < r->nlost; i++) {
 		if (r->o->json) {
@@ -572,9 +571,9 @@ static int report_files(struct run *r, struct array *a)
 			json_uint(r->j, "array_offset_bytes", offs[i]);
 			json_str(r->j, "description", descs[i]);
 			json_close(r->j);
-		} else {
-			printf("  array byte %llu: %s\n", (unsigned long long)offs[i], descs[i]);
 		}
+		if (r->o->human)
+			printf("  array byte %llu: %s\n", (unsigned long long)offs[i], descs[i]);
 		free(descs[i]);
 	}
 	if (r->o->json)
@@ -613,9 +612,8 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 		json_uint(r->j, "log_entries_cleared", res->log_cleared);
 		json_uint(r->j, "checkpoints", (unsigned)res->checkpoints);
 		json_close(r->j);
-		return;
 	}
-	if (rc < 0 || r->o->quiet)
+	if (rc < 0 || !r->o->human || r->o->quiet)
 		return;
 	for (i = 0; i < n; i++)
 		printf("rebuilt role %d onto %s: %llu bytes from member byte %llu%s\n", t[i].role, t[i].m->path,
@@ -644,10 +642,10 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 			return EXIT_ERROR;
 		r.j = &o->out.j;
 		json_array(r.j, "events");
-	} else if (!o->quiet) {
-		print_plan(t, n, false);
 	}
-	progress_start(&r.prog, o->json ? PROGRESS_NONE : o->pmode, TOOL, "rebuilding",
+	if (o->human && !o->quiet)
+		print_plan(t, n, false);
+	progress_start(&r.prog, o->human ? o->pmode : PROGRESS_NONE, TOOL, "rebuilding",
 		       (a->geo.level == MD_LEVEL_RAID1 ? a->geo.array_sectors : a->geo.dev_sectors) * 512);
 	rc = rebuild_array(a, t, n, &ro, &res, &d);
 	progress_finish(&r.prog);
@@ -692,7 +690,7 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 		return EXIT_ERROR;
 	}
 	if (a.missing == 0) {
-		if (!o->quiet && !o->json)
+		if (!o->quiet && o->human)
 			printf("%s: every role is held by an in-sync member; nothing to rebuild\n", a.members[0].path);
 		array_close(&a);
 		return EXIT_OK;
@@ -706,7 +704,7 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 	if (o->verbose || o->dry_run)
 		say_needs(&a);
 	if (o->dry_run) {
-		if (!o->json)
+		if (o->human)
 			print_plan(t, nt, true);
 		rc = array_check_readable(&a, &d) < 0 ? EXIT_ERROR : EXIT_OK;
 		if (rc)
@@ -739,6 +737,7 @@ int main(int argc, char **argv)
 	atexit(cli_close_stdout);
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_ERROR;
+	o.human = json_out_human(&o.out);
 	/* the replacements join the members given, made first when new */
 	if (cli_need_members(TOOL, argc - optind, usage) < 0)
 		return EXIT_ERROR;

@@ -62,6 +62,7 @@ int json_out_option(struct json_out *o, const char *tool, const char *arg)
 {
 	o->tool = tool;
 	o->on = true;
+	o->on_stdout = !arg;
 	o->path = arg;
 	if (arg && !*arg) {
 		fprintf(stderr, "%s: --json=: no file name; --json alone writes standard output\n", tool);

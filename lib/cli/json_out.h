@@ -10,7 +10,8 @@
 
 struct json_out {
 	const char *tool;
-	bool on;                     /* --json given */
+	bool on;                     /* --json given, its document not yet ended */
+	bool on_stdout;              /* --json alone: the document is the output */
 	const char *path;            /* --json=FILE; NULL: standard output */
 	char *tmp;                   /* the document being written, beside path */
 	FILE *f;
@@ -22,6 +23,13 @@ struct json_out {
  * FILE is refused on stderr with -1.  From here on the tool's last line on
  * stderr is kept, for the document of a run that fails. */
 int json_out_option(struct json_out *o, const char *tool, const char *arg);
+
+/* Whether the tool prints its human output: without --json, and beside
+ * a --json=FILE (as the runbooks do); --json alone is the output. */
+static inline bool json_out_human(const struct json_out *o)
+{
+	return !o->on_stdout;
+}
 
 /* Starts the document ("format", "tool", "version"): on stdout, or in a
  * new file in FILE's directory.  -1 (said on stderr) when that cannot be

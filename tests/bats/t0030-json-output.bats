@@ -19,13 +19,13 @@ only_file() {
 	[ "$(ls -A "$D/out")" = "$1" ] || fail "in $D/out: $(ls -A "$D/out")"
 }
 
-@test "--json=FILE replaces FILE with the run's document, leaving nothing beside it" {
+@test "--json=FILE replaces FILE with the run's document beside the text, leaving nothing else" {
 	local tool
 	for tool in stripe-examine "stripe-check --progress none"; do
 		echo 'last night' > "$D/out/r.json"
 		run --separate-stderr $tool --json="$D/out/r.json" "${M[@]}"
 		assert_success
-		[ -z "$output" ] || fail "$tool wrote stdout: $output"
+		[ "$output" = "$($tool "${M[@]}")" ] || fail "$tool: not its text: $output"
 		jq -e '.format >= 1 and .tool != null and .version != null and (.verdict == "healthy" or .verdict == "consistent")' \
 			"$D/out/r.json" > /dev/null || fail "$tool: $(cat "$D/out/r.json")"
 		only_file r.json
