@@ -49,9 +49,9 @@ static void usage(FILE *out)
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
-		"Exit status: 0 consistent, or all that was found repaired, or a raid0 with\n"
-		"nothing to verify; 1 inconsistencies or unreadable blocks left, or units\n"
-		"that could not be verified (members missing); 2 usage or runtime error.\n");
+		"Exit status: 0 consistent (or all that was found repaired, or a raid0 with\n"
+		"nothing to verify), 1 inconsistencies or unreadable blocks left, or units\n"
+		"that could not be verified (members missing), 2 usage or runtime error.\n");
 }
 
 /* A reported unit kept for --files: the array bytes it may have hurt. */

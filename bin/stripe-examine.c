@@ -777,7 +777,12 @@ int main(int argc, char **argv)
 			if (!json_out_human(&jo))
 				out = OUT_JSON;
 			break;
-		case 'e': out = OUT_EXPORT; break;
+		case 'e':
+			/* it and --json alone are both stdout: the last one wins */
+			out = OUT_EXPORT;
+			if (!json_out_human(&jo))
+				jo = (struct json_out){ 0 };
+			break;
 		case 'R':
 			if ((aopt.raid0_layout = cli_raid0_layout(optarg)) < 0) {
 				fprintf(stderr, TOOL ": --raid0-layout: '%s' is neither original nor alternate\n", optarg);
