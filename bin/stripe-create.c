@@ -496,7 +496,7 @@ static int create(struct options *op, char **paths, int n)
 		rc = EXIT_ERROR;
 	if (rc == EXIT_OK && json_out_human(&o.out) && !o.quiet)
 		print_text(&p, &o);
-	*op = o;                     /* its --json document is done */
+	*op = o;                     /* main writes an error document only if this one did not end */
 	create_free(&p);
 	if (o.dry_run)
 		remove_images(paths, n, made);

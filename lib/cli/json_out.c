@@ -34,9 +34,12 @@ static ssize_t said_write(void *cookie, const char *buf, size_t len)
 		done += (size_t)n;
 	}
 	for (i = 0; i < len; i++) {
-		if (buf[i] == '\n') {
+		if (buf[i] == '\r') {
+			said.len = 0;        /* a progress bar redrawn: no message */
+		} else if (buf[i] == '\n') {
 			said.line[said.len] = 0;
-			memcpy(said.last, said.line, said.len + 1);
+			if (said.len)        /* a bar's closing newline is no message */
+				memcpy(said.last, said.line, said.len + 1);
 			said.len = 0;
 		} else if (said.len + 1 < sizeof(said.line)) {
 			said.line[said.len++] = buf[i];
