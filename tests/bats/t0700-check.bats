@@ -57,8 +57,8 @@ unit_has() {
 }
 
 @test "the man page's stripe-check --repair d*.img && stripe-check d*.img re-checks after a full repair" {
-	local m=$(copy_set r5-4d-badparity)
-	run bash -c "stripe-check -q --repair --progress none $m && stripe-check --progress none $m"
+	M=($(copy_set r5-4d-badparity))
+	run bash -c 'stripe-check -q --repair --progress none "$@" && stripe-check --progress none "$@"' _ "${M[@]}"
 	assert_success
 	assert_line --partial "checked 1792 units of 4 KiB: 0 inconsistent"
 }

@@ -257,13 +257,15 @@ report_refused() {
 }
 
 @test "the runbooks leave no temporary files behind" {
-	local before after
-	before=$(ls "${TMPDIR:-/tmp}" | grep -c -e '^stripe-verify\.' -e '^stripe-recover\.' || true)
+	# a TMPDIR of their own: other runs share /tmp
+	export TMPDIR=$D/tmp
+	mkdir "$TMPDIR" "$D/out"
 	M=($(copy_set r5-4d-degraded))
-	stripe-verify -q "${M[@]}" || true
+	stripe-verify -q --json="$D/out/v.json" "${M[@]}" || true
+	stripe-verify -q --json="$D/out/e.json" "$D/nonexistent" || true
 	stripe-recover -q --dry-run "${M[@]}"
-	after=$(ls "${TMPDIR:-/tmp}" | grep -c -e '^stripe-verify\.' -e '^stripe-recover\.' || true)
-	[ "$after" = "$before" ]
+	[ -z "$(ls -A "$TMPDIR")" ] || fail "left in TMPDIR: $(ls -A "$TMPDIR")"
+	[ "$(ls -A "$D/out")" = "$(printf 'e.json\nv.json')" ] || fail "left beside the reports: $(ls -A "$D/out")"
 }
 
 @test "an installed stripe-verify finds the tools installed beside it" {
