@@ -16,6 +16,7 @@
 #include "bench/benchout.h"
 #include "cli/cli.h"
 #include "cli/open_array.h"
+#include "cli/json_out.h"
 #include "util/json.h"
 #include "io/probe.h"
 
@@ -76,7 +77,9 @@ static void usage(FILE *out)
 		"      --csv               a bonnie++ 1.98 CSV line instead of the table\n"
 		"      --csv=FILE          the table, and the CSV line appended to FILE (with a\n"
 		"                          header line when FILE is new)\n"
-		"      --json              one JSON document with the parameters and figures\n"
+		"      --json[=FILE]       one JSON document with the parameters and figures,\n"
+		"                          on standard output, or replacing FILE whole\n"
+		"                          beside the text (or CSV)\n"
 		"  -q, --quiet             no warnings\n"
 		"  -v, --verbose           name each test as it starts\n"
 		"  -h, --help              show this help and exit\n"
@@ -94,6 +97,7 @@ static void usage(FILE *out)
 struct options {
 	struct bench_params p;
 	bool size_given, char_given, array, run, hdparm, csv, json, force, quiet, verbose;
+	struct json_out out;         /* --json: where, and the run's verdict */
 	const char *csv_file, *dir;
 	char label[64];
 };
@@ -244,7 +248,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "label", required_argument, NULL, 'm' },
 		{ "csv", optional_argument, NULL, OPT_CSV },
-		{ "json", no_argument, NULL, OPT_JSON },
+		{ "json", optional_argument, NULL, OPT_JSON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -335,7 +339,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->csv = !optarg;
 			o->csv_file = optarg;
 			break;
-		case OPT_JSON: o->json = true; break;
+		case OPT_JSON:
+			o->json = true;
+			if (json_out_option(&o->out, TOOL, optarg) < 0)
+				return -1;
+			break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
@@ -357,7 +365,7 @@ static int check_options(const struct options *o, int nargs)
 		why = "no target given";
 	else if (nargs > 1 && !o->array)
 		why = "one target only (or --array with the members)";
-	else if (o->csv && o->json)
+	else if (o->csv && !json_out_human(&o->out))
 		why = "--csv and --json: choose one";
 	else if (o->hdparm && o->p.threads)
 		why = "--hdparm and --threads: choose one";
@@ -594,23 +602,24 @@ static int append_csv(const struct options *o, const struct bench_report *rep)
 	return 0;
 }
 
-static int report(const struct options *o, const struct bench_target *t, const struct bench_results *r)
+static int report(struct options *o, const struct bench_target *t, const struct bench_results *r)
 {
 	struct bench_report rep = {
 		.mode = o->hdparm ? BENCH_HDPARM : o->p.threads ? BENCH_THREADS : BENCH_BONNIE,
 		.p = &o->p, .r = r, .t = t,
 	};
-	struct json j;
 
 	if (o->json) {
-		json_begin(&j, stdout, TOOL);
-		bench_json(&j, &rep);
-		json_end(&j);
-	} else if (o->csv) {
-		bench_print_csv(stdout, &rep);
-	} else {
-		bench_print_text(stdout, &rep);
+		if (json_out_begin(&o->out, 1) < 0)
+			return -1;
+		bench_json(&o->out.j, &rep);
+		if (json_out_end(&o->out, 1, "done", NULL) < 0)
+			return -1;
 	}
+	if (json_out_human(&o->out) && o->csv)
+		bench_print_csv(stdout, &rep);
+	else if (json_out_human(&o->out))
+		bench_print_text(stdout, &rep);
 	return append_csv(o, &rep);
 }
 
@@ -644,7 +653,8 @@ int main(int argc, char **argv)
 	if (o.dir)
 		argv[--optind] = (char *)o.dir;    /* -d DIR is the TARGET argument */
 	if (check_options(&o, argc - optind) < 0 ||
-	    (o.csv_file && cli_refuse_output(TOOL, o.csv_file, argv + optind, argc - optind) < 0))
+	    (o.csv_file && cli_refuse_output(TOOL, o.csv_file, argv + optind, argc - optind) < 0) ||
+	    (o.out.path && cli_refuse_output(TOOL, o.out.path, argv + optind, argc - optind) < 0))
 		return EXIT_ERROR;
 	if (!o.label[0])
 		default_label(o.label, sizeof(o.label));
@@ -660,8 +670,10 @@ int main(int argc, char **argv)
 		t.note = note;
 	}
 	if (o.array) {
-		if (open_array(&o, argv + optind, argc - optind, &a, &t) < 0)
+		if (open_array(&o, argv + optind, argc - optind, &a, &t) < 0) {
+			json_out_end(&o.out, 1, "error", NULL);
 			return EXIT_ERROR;
+		}
 		was_clean = !a.dirty;
 	} else if (bench_target_open(&t, argv[optind], &d) < 0 ||
 		   (o.hdparm && t.kind == BENCH_DIR &&
@@ -671,6 +683,7 @@ int main(int argc, char **argv)
 		    diag_fail(&d, "%s: --files needs a directory to make its files in", t.path) < 0)) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 		bench_target_cleanup(&t);
+		json_out_end(&o.out, 1, "error", d.msg);
 		return EXIT_ERROR;
 	}
 	if (hold_target(&o, &t, &hold) < 0 || settle_size(&o, &t) < 0 ||
@@ -698,5 +711,7 @@ int main(int argc, char **argv)
 	if (o.array)
 		array_close(&a);
 	free_results(&r);
+	if (rc < 0)
+		json_out_end(&o.out, 1, "error", NULL);
 	return rc < 0 ? EXIT_ERROR : EXIT_OK;
 }

@@ -7,12 +7,15 @@
 
 #include "raid/check.h"
 #include "cli/cli.h"
+#include "cli/json_out.h"
 #include "cli/open_array.h"
 #include "raid/fsmap.h"
 #include "util/json.h"
 #include "util/progress.h"
 
 #define TOOL "stripe-check"
+/* 2: a unit's "culprit" is its role and member, not an index into "blocks" */
+#define JSON_FORMAT 2
 
 static void usage(FILE *out)
 {
@@ -36,7 +39,9 @@ static void usage(FILE *out)
 		"                          of the whole array leaves it clean\n"
 		"  -R, --run               repair although roles in sync were not given\n"
 		"      --prefer ROLE       RAID1/10 repair: copy from this role's member\n"
-		"      --json              one JSON document with a record per unit\n"
+		"      --json[=FILE]       one JSON document with a record per unit, on\n"
+		"                          standard output, or replacing FILE whole\n"
+		"                          beside the text report\n"
 		"      --files             on ext2/3/4: name the file, directory or metadata\n"
 		"                          at each unit hurt (read through the members)\n"
 		"      --progress MODE     auto, bar, log or none (default auto)\n"
@@ -45,8 +50,9 @@ static void usage(FILE *out)
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
-		"Exit status: 0 consistent, 1 inconsistencies or unreadable blocks found\n"
-		"(repaired or not), 2 usage or runtime error.\n");
+		"Exit status: 0 consistent (or all that was found repaired, or a raid0 with\n"
+		"nothing to verify), 1 inconsistencies or unreadable blocks left, or units\n"
+		"that could not be verified (members missing), 2 usage or runtime error.\n");
 }
 
 /* A reported unit kept for --files: the array bytes it may have hurt. */
@@ -64,11 +70,14 @@ struct hit {
 };
 
 struct run {
-	struct json j;
+	struct json_out out;
+	struct json *j;                  /* &out.j */
+	bool human;                      /* the text output: all but --json alone */
 	bool json, quiet, verbose, files, repair;
 	struct progress prog;
 	struct hit *hits;
 	size_t nhits, caphits;
+	uint64_t left;                   /* units reported and not repaired */
 	uint64_t *offs;
 	size_t noffs, capoffs;
 	bool oom;
@@ -140,10 +149,19 @@ static void json_unit(struct json *j, const struct check_unit *u, const struct r
 	json_str(j, "verdict", verdicts[u->verdict]);
 	json_bool(j, "repaired", u->repaired);
 	json_uint(j, "mismatch_sectors", u->verdict >= UNIT_UNREADABLE ? 0 : CHECK_UNIT / 512);
-	if (u->culprit >= 0)
-		json_int(j, "culprit", u->culprit);
-	else
+	if (u->culprit >= 0) {
+		const struct unit_block *c = &u->blocks[u->culprit];
+
+		json_object(j, "culprit");
+		json_int(j, "role", c->role);
+		if (c->member)
+			json_str(j, "member", c->member->path);
+		else
+			json_null(j, "member");
+		json_close(j);
+	} else {
 		json_null(j, "culprit");
+	}
 	json_array(j, "blocks");
 	for (i = 0; i < u->nblocks; i++) {
 		const struct unit_block *b = &u->blocks[i];
@@ -280,17 +298,15 @@ static bool collect(struct run *r, const struct check_unit *u)
 static int on_unit(void *ctx, const struct check_unit *u)
 {
 	struct run *r = ctx;
+	bool kept;
 
 	progress_finish(&r->prog);
+	r->left += !u->repaired;
 	/* with --files, --json records wait for their files (unless out of memory) */
-	if (r->json) {
-		if (!r->files || !collect(r, u))
-			json_unit(&r->j, u, r, NULL, NULL);
-		return 0;
-	}
-	if (r->files)
-		collect(r, u);
-	if (!r->quiet)
+	kept = r->files && collect(r, u);
+	if (r->json && !kept)
+		json_unit(r->j, u, r, NULL, NULL);
+	if (r->human && !r->quiet)
 		print_unit(u, r->verbose, r->repair);
 	return 0;
 }
@@ -361,7 +377,7 @@ static void json_hits(struct run *r, char *const *descs)
 		*u = (struct check_unit){ .row = h->row, .page = h->page, .verdict = h->verdict,
 					  .culprit = h->culprit, .nblocks = h->nblocks, .repaired = h->repaired };
 		memcpy(u->blocks, h->blocks, (size_t)h->nblocks * sizeof(*h->blocks));
-		json_unit(&r->j, u, r, h, descs);
+		json_unit(r->j, u, r, h, descs);
 	}
 	free(u);
 }
@@ -402,6 +418,66 @@ static void print_summary(const struct array *a, const struct check_result *res,
 		printf("%llu blocks of 4 KiB could not be read\n", (unsigned long long)res->read_errors);
 }
 
+/* What the run left outstanding: a unit reported and not repaired, or one
+ * no redundancy was left to verify.  Mismatches all repaired leave nothing. */
+static bool outstanding(const struct run *r, const struct check_result *res)
+{
+	return r->left || res->unsettled;
+}
+
+static const char *verdict(const struct run *r, const struct check_result *res)
+{
+	if (outstanding(r, res))
+		return "needs_attention";
+	return res->repaired || res->rewritten ? "repaired" : "consistent";
+}
+
+static void json_summary(struct json *j, const struct array *a, const struct check_result *res)
+{
+	json_object(j, "summary");
+	json_str(j, "level", level_name(a->geo.level));
+	json_uint(j, "units", res->units);
+	json_uint(j, "inconsistent", res->inconsistent);
+	json_uint(j, "mismatch_sectors", res->mismatch_sectors);
+	json_uint(j, "repaired", res->repaired);
+	json_uint(j, "unverified", res->unverified);
+	json_uint(j, "read_errors", res->read_errors);
+	json_uint(j, "rewritten", res->rewritten);
+	json_uint(j, "log_entries_cleared", res->log_cleared);
+	json_close(j);
+}
+
+/* A raid0 keeps no redundancy: there is nothing to verify, which is no
+ * fault of the array (a nightly verify of every array must not fail it). */
+static int nothing_to_verify(struct run *r, struct array *a)
+{
+	struct check_result none = { 0 };
+	int rc = 0;
+
+	if (r->json) {
+		rc = json_out_begin(&r->out, JSON_FORMAT);
+		if (rc == 0) {
+			json_array(r->j, "units");
+			json_close(r->j);
+			json_summary(r->j, a, &none);
+			rc = json_out_end(&r->out, JSON_FORMAT, "nothing_to_verify", NULL);
+		}
+	}
+	if (r->human) {
+		printf("%s: raid0 has no redundancy to check: nothing to verify\n", a->members[0].path);
+	}
+	array_close(a);
+	return rc < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+/* A run that stops: its document (with --json) says so, with the message
+ * the tool gave on stderr. */
+static int failed(struct run *r, const char *msg)
+{
+	json_out_end(&r->out, JSON_FORMAT, "error", msg);
+	return EXIT_ERROR;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -410,7 +486,7 @@ int main(int argc, char **argv)
 		{ "repair", no_argument, NULL, 'r' },
 		{ "run", no_argument, NULL, 'R' },
 		{ "prefer", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", optional_argument, NULL, 'j' },
 		{ "files", no_argument, NULL, 'f' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -430,6 +506,7 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	atexit(cli_close_stdout);
+	run.j = &run.out.j;
 	cli_getopt_name(argv, TOOL);
 	while ((c = getopt_long(argc, argv, "RqvhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -437,7 +514,7 @@ int main(int argc, char **argv)
 		case 'L':
 			if (cli_parse_size(optarg, c == 'S' ? &o.offset : &o.length) < 0) {
 				fprintf(stderr, TOOL ": --%s: '%s' is not a size\n", c == 'S' ? "offset" : "length", optarg);
-				return EXIT_ERROR;
+				return failed(&run, NULL);
 			}
 			break;
 		case 'r': o.repair = true; given.aopt.mode = DEV_WRITE; break;
@@ -446,14 +523,18 @@ int main(int argc, char **argv)
 			o.prefer_role = atoi(optarg);
 			if (o.prefer_role < 0 || o.prefer_role >= ST_MAX_DISKS) {
 				fprintf(stderr, TOOL ": --prefer: '%s' is not a role number\n", optarg);
-				return EXIT_ERROR;
+				return failed(&run, NULL);
 			}
 			break;
-		case 'j': run.json = true; break;
+		case 'j':
+			run.json = true;
+			if (json_out_option(&run.out, TOOL, optarg) < 0)
+				return EXIT_ERROR;
+			break;
 		case 'f': run.files = true; break;
 		case 'P':
 			if (progress_option(TOOL, optarg, &pmode) < 0)
-				return EXIT_ERROR;
+				return failed(&run, NULL);
 			break;
 		case 'q': run.quiet = true; break;
 		case 'v': run.verbose = true; break;
@@ -462,21 +543,29 @@ int main(int argc, char **argv)
 		default: return cli_usage_error(TOOL, NULL);
 		}
 	}
+	run.human = json_out_human(&run.out);
 	given.paths = argv + optind;
 	given.n = argc - optind;
 	given.say = run.quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT;
-	if (cli_open_array(&a, &given) < 0)
+	/* the report must not land on a member: no document is written there */
+	if (run.out.path && cli_refuse_output(TOOL, run.out.path, given.paths, given.n) < 0)
 		return EXIT_ERROR;
+	if (cli_open_array(&a, &given) < 0)
+		return failed(&run, NULL);
+	if (a.geo.level == MD_LEVEL_RAID0)
+		return nothing_to_verify(&run, &a);
+	if (run.json && json_out_begin(&run.out, JSON_FORMAT) < 0) {
+		array_close(&a);
+		return EXIT_ERROR;
+	}
 	run.repair = o.repair;
 	o.report = on_unit;
 	o.progress = on_progress;
 	o.ctx = &run;
 	progress_start(&run.prog, progress_quiet(pmode, run.quiet), TOOL, o.repair ? "repairing" : "checking",
 		       o.length ? o.length : a.geo.array_sectors * 512 - (o.offset < a.geo.array_sectors * 512 ? o.offset : 0));
-	if (run.json) {
-		json_begin(&run.j, stdout, TOOL);
-		json_array(&run.j, "units");
-	}
+	if (run.json)
+		json_array(run.j, "units");
 	rc = check_array(&a, &o, &res, &d);
 	progress_finish(&run.prog);
 	if (run.files) {
@@ -485,35 +574,24 @@ int main(int argc, char **argv)
 			fprintf(stderr, TOOL ": --files: %s\n", fd.msg);
 		if (run.json)
 			json_hits(&run, descs);
-		else
+		if (run.human)
 			print_files(&run, descs);
-	}
-	if (run.json) {
-		json_close(&run.j);
-		json_object(&run.j, "summary");
-		json_str(&run.j, "level", level_name(a.geo.level));
-		json_uint(&run.j, "units", res.units);
-		json_uint(&run.j, "inconsistent", res.inconsistent);
-		json_uint(&run.j, "mismatch_sectors", res.mismatch_sectors);
-		json_uint(&run.j, "repaired", res.repaired);
-		json_uint(&run.j, "unverified", res.unverified);
-		json_uint(&run.j, "read_errors", res.read_errors);
-		json_uint(&run.j, "rewritten", res.rewritten);
-		json_uint(&run.j, "log_entries_cleared", res.log_cleared);
-		json_close(&run.j);
-		if (rc < 0)
-			json_str(&run.j, "error", d.msg);
-		if (fd.msg[0])
-			json_str(&run.j, "files_error", fd.msg);
-		json_end(&run.j);
-	} else if (rc == 0) {
-		print_summary(&a, &res, &o);
 	}
 	if (rc < 0)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
+	if (run.json) {
+		json_close(run.j);
+		json_summary(run.j, &a, &res);
+		if (fd.msg[0])
+			json_str(run.j, "files_error", fd.msg);
+		if (json_out_end(&run.out, JSON_FORMAT, rc < 0 ? "error" : verdict(&run, &res), rc < 0 ? d.msg : NULL) < 0)
+			rc = -1;
+	}
+	if (run.human && rc == 0)
+		print_summary(&a, &res, &o);
 	free_files(&run, descs);
 	array_close(&a);
 	if (rc < 0)
 		return EXIT_ERROR;
-	return res.inconsistent || res.read_errors ? EXIT_PROBLEM : EXIT_OK;
+	return outstanding(&run, &res) ? EXIT_PROBLEM : EXIT_OK;
 }

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/open_array.h"
 #include "md/create.h"
+#include "cli/json_out.h"
 #include "util/json.h"
 #include "util/progress.h"
 #include "io/probe.h"
@@ -50,7 +51,8 @@ static void usage(FILE *out)
 		"                             (default: 64M, or more when the bits need it)\n"
 		"  -f, --force                accept members with signatures or of mixed sizes\n"
 		"      --dry-run              check and print the plan; write nothing\n"
-		"      --json                 print the result as JSON\n"
+		"      --json[=FILE]          print the result as JSON, on standard output, or\n"
+		"                             replacing FILE whole beside the text\n"
 		"      --progress MODE        zeroing shown: auto, bar, log or none (default auto)\n"
 		"  -q, --quiet                print nothing on success\n"
 		"  -v, --verbose              print each member's placement\n"
@@ -69,6 +71,7 @@ struct options {
 	struct create_spec spec;
 	bool dry_run, json, quiet, verbose, raid_set;
 	enum progress_mode pmode;
+	struct json_out out;         /* --json: where, and the run's verdict */
 	uint64_t image_size;
 	const char *layout_name;
 };
@@ -233,7 +236,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "bitmap-chunk", required_argument, NULL, 'B' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'y' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", optional_argument, NULL, 'j' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -300,7 +303,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'f': o->spec.force = true; break;
 		case 'y': o->dry_run = true; break;
-		case 'j': o->json = true; break;
+		case 'j':
+			o->json = true;
+			if (json_out_option(&o->out, TOOL, optarg) < 0)
+				return EXIT_ERROR;
+			break;
 		case 'P':
 			if (progress_option(TOOL, optarg, &o->pmode) < 0)
 				return EXIT_ERROR;
@@ -403,63 +410,64 @@ static void print_text(const struct create_plan *p, const struct options *o)
 	}
 }
 
-static void print_json(const struct create_plan *p, const struct options *o)
+static int print_json(const struct create_plan *p, struct options *o)
 {
 	char u[36], lb[64];
 	const char *ln = layout_name(p->spec.level, p->geo.layout, lb, sizeof(lb));
-	struct json j;
+	struct json *j = &o->out.j;
 	int i;
 
-	json_begin(&j, stdout, TOOL);
-	json_bool(&j, "dry_run", o->dry_run);
+	if (json_out_begin(&o->out, 1) < 0)
+		return -1;
+	json_bool(j, "dry_run", o->dry_run);
 	for (i = 0; i < p->n; i++)
 		if (p->m[i].path)
 			break;
 	super_uuid_str(p->m[i].sb.uuid, u);
-	json_str(&j, "uuid", u);
-	json_str(&j, "level", level_name(p->spec.level));
-	json_int(&j, "layout", p->geo.layout);
-	json_str(&j, "layout_name", ln ? ln : "");
-	json_uint(&j, "chunk_size_bytes", (unsigned long long)p->spec.chunk_sectors * 512);
-	json_int(&j, "raid_devices", p->spec.raid_disks);
-	json_int(&j, "spare_devices", p->spec.spares);
-	json_str(&j, "metadata", p->spec.major ? (p->spec.minor == 0 ? "1.0" : p->spec.minor == 1 ? "1.1" : "1.2") : "0.90");
-	json_uint(&j, "size_bytes", p->geo.array_sectors * 512);
-	json_uint(&j, "component_size_sectors", p->size);
-	json_bool(&j, "assume_clean", p->spec.assume_clean);
+	json_str(j, "uuid", u);
+	json_str(j, "level", level_name(p->spec.level));
+	json_int(j, "layout", p->geo.layout);
+	json_str(j, "layout_name", ln ? ln : "");
+	json_uint(j, "chunk_size_bytes", (unsigned long long)p->spec.chunk_sectors * 512);
+	json_int(j, "raid_devices", p->spec.raid_disks);
+	json_int(j, "spare_devices", p->spec.spares);
+	json_str(j, "metadata", p->spec.major ? (p->spec.minor == 0 ? "1.0" : p->spec.minor == 1 ? "1.1" : "1.2") : "0.90");
+	json_uint(j, "size_bytes", p->geo.array_sectors * 512);
+	json_uint(j, "component_size_sectors", p->size);
+	json_bool(j, "assume_clean", p->spec.assume_clean);
 	if (p->has_bitmap) {
-		json_object(&j, "bitmap");
-		json_uint(&j, "chunk_bytes", p->bitmap.chunksize);
-		json_uint(&j, "bits", p->bitmap.bits);
-		json_uint(&j, "sync_size_sectors", p->bitmap.sync_size);
-		json_int(&j, "offset_sectors",
+		json_object(j, "bitmap");
+		json_uint(j, "chunk_bytes", p->bitmap.chunksize);
+		json_uint(j, "bits", p->bitmap.bits);
+		json_uint(j, "sync_size_sectors", p->bitmap.sync_size);
+		json_int(j, "offset_sectors",
 			 super_ops_of(p->spec.major)->bitmap_offset(p->spec.minor, &p->bitmap));
-		json_close(&j);
+		json_close(j);
 	} else {
-		json_null(&j, "bitmap");
+		json_null(j, "bitmap");
 	}
-	json_array(&j, "members");
+	json_array(j, "members");
 	for (i = 0; i < p->n; i++) {
 		const struct create_member *m = &p->m[i];
 
-		json_object(&j, NULL);
+		json_object(j, NULL);
 		if (m->path)
-			json_str(&j, "path", m->path);
+			json_str(j, "path", m->path);
 		else
-			json_null(&j, "path");
+			json_null(j, "path");
 		if (m->role >= 0)
-			json_int(&j, "role", m->role);
+			json_int(j, "role", m->role);
 		else
-			json_str(&j, "role", "spare");
+			json_str(j, "role", "spare");
 		if (m->path) {
-			json_uint(&j, "data_offset_sectors", m->sb.data_offset);
-			json_uint(&j, "data_size_sectors", m->sb.data_size);
-			json_uint(&j, "super_offset_sectors", m->sb.sb_sector);
+			json_uint(j, "data_offset_sectors", m->sb.data_offset);
+			json_uint(j, "data_size_sectors", m->sb.data_size);
+			json_uint(j, "super_offset_sectors", m->sb.sb_sector);
 		}
-		json_close(&j);
+		json_close(j);
 	}
-	json_close(&j);
-	json_end(&j);
+	json_close(j);
+	return json_out_end(&o->out, 1, o->dry_run ? "planned" : "created", NULL);
 }
 
 static void on_zeroed(void *ctx, uint64_t bytes)
@@ -482,22 +490,15 @@ static int write_array(struct create_plan *p, const struct options *o, struct di
 	return rc;
 }
 
-int main(int argc, char **argv)
+static int create(struct options *op, char **paths, int n)
 {
-	struct options o = { .spec = { .level = -100, .layout = -1, .major = 1, .minor = 2,
-				       .data_offset = CREATE_DEFAULT } };
-	char host[256] = "", **paths;
+	struct options o = *op;
+	char host[256] = "";
 	struct create_plan p;
 	struct diag d;
 	bool *made;
-	int rc, n;
+	int rc;
 
-	atexit(cli_close_stdout);
-	rc = parse_args(argc, argv, &o);
-	if (rc != EXIT_OK)
-		return rc;
-	paths = argv + optind;
-	n = argc - optind;
 	if (o.spec.level == -100)
 		return cli_usage_error(TOOL, "--level is required (0, 1, 4, 5, 6, 10)");
 	if (cli_need_members(TOOL, n) < 0)
@@ -535,13 +536,34 @@ int main(int argc, char **argv)
 	if (o.spec.assume_clean && !o.dry_run && o.spec.level >= 4 && o.spec.level <= 6)
 		fprintf(stderr, TOOL ": warning: --assume-clean: parity was not written; "
 			"run stripe-check --repair before relying on redundancy\n");
-	if (o.json)
-		print_json(&p, &o);
-	else if (!o.quiet)
+	rc = EXIT_OK;
+	if (o.json && print_json(&p, &o) < 0)
+		rc = EXIT_ERROR;
+	if (rc == EXIT_OK && json_out_human(&o.out) && !o.quiet)
 		print_text(&p, &o);
+	*op = o;                     /* main writes an error document only if this one did not end */
 	create_free(&p);
 	if (o.dry_run)
 		remove_images(paths, n, made);
 	free(made);
-	return EXIT_OK;
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .spec = { .level = -100, .layout = -1, .major = 1, .minor = 2,
+				       .data_offset = CREATE_DEFAULT } };
+	int rc;
+
+	atexit(cli_close_stdout);
+	rc = parse_args(argc, argv, &o);
+	/* the report must not land on a member: no document is written there */
+	if (rc == EXIT_OK && o.out.path && cli_refuse_output(TOOL, o.out.path, argv + optind, argc - optind) < 0)
+		return EXIT_ERROR;
+	if (rc == EXIT_OK)
+		rc = create(&o, argv + optind, argc - optind);
+	/* a failed run's document names its error (said on stderr) */
+	if (rc == EXIT_ERROR && o.out.on)
+		json_out_end(&o.out, 1, "error", NULL);
+	return rc;
 }

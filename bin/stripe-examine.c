@@ -10,6 +10,7 @@
 #include "md/badblocks.h"
 #include "md/bitmap.h"
 #include "cli/cli.h"
+#include "cli/json_out.h"
 #include "cli/open_array.h"
 #include "util/json.h"
 
@@ -26,7 +27,9 @@ static void usage(FILE *out)
 		"holds each role and why any member is left out. Nothing is written.\n"
 		"\n"
 		"Options:\n"
-		"      --json              one JSON document (see stripe-examine(1))\n"
+		"      --json[=FILE]       one JSON document (see stripe-examine(1)), on\n"
+		"                          standard output, or replacing FILE whole beside\n"
+		"                          the text (or --export)\n"
 		"      --export            STRIPE_KEY=value lines of the assembled array, for eval\n"
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
 		"  -q, --quiet             only the assembled array\n"
@@ -359,6 +362,51 @@ static bool any_superblock(const struct array *a)
 	return false;
 }
 
+/* mdadm's Unused Space line of a 1.x member: the sectors free before its
+ * data (past the superblock, bitmap and bad-block log) and after it,
+ * computed as mdadm's getinfo_super1 does, its quirks kept: for 1.1 and
+ * 1.2 the bitmap's end counts from its offset to the superblock, not from
+ * the device's start.  mdadm leaves the line out while data moves (a
+ * reshape's new_offset), where neither side has room, and (as it marks
+ * that case with 1) where one sector is free after. */
+static void print_unused_space(const struct md_super *s, const struct member_extra *x)
+{
+	uint64_t data = s->level <= 0 ? s->data_size : s->size, before, after, end, earliest, bmend;
+	bool bitmap = s->feature_map & SB1_FEAT_BITMAP_OFFSET;
+	bool bblog = s->bblog_offset && s->bblog_sectors;
+
+	if (s->feature_map & SB1_FEAT_NEW_OFFSET)
+		return;
+	if (s->data_offset < s->sb_sector) {
+		before = s->data_offset;
+		end = s->sb_sector;
+		if (bblog && s->sb_sector + (int64_t)s->bblog_offset < end)
+			end = s->sb_sector + (int64_t)s->bblog_offset;
+		if (bitmap && s->sb_sector + (int64_t)s->bitmap_offset < end)
+			end = s->sb_sector + (int64_t)s->bitmap_offset;
+		after = s->data_offset + data < end ? end - data - s->data_offset : 0;
+	} else {
+		earliest = s->sb_sector + (32 + 4) * 2;
+		if (bitmap && s->bitmap_offset > 0 && x->has_bitmap > 0) {
+			bmend = (uint64_t)s->bitmap_offset + bitmap_bytes(&x->bitmap, 4096) / 512;
+			if (bmend > earliest)
+				earliest = bmend;
+		}
+		if (bblog && s->sb_sector + (int64_t)s->bblog_offset + s->bblog_sectors > earliest)
+			earliest = s->sb_sector + (int64_t)s->bblog_offset + s->bblog_sectors;
+		before = earliest < s->data_offset ? s->data_offset - earliest : 0;
+		after = s->dev_sectors - data - s->data_offset;
+	}
+	if (after == 1 || (!before && !after))
+		return;
+	if (after < INT64_MAX)
+		FIELD("Unused Space", "before=%llu sectors, after=%llu sectors", (unsigned long long)before,
+		      (unsigned long long)after);
+	else
+		FIELD("Unused Space", "before=%llu sectors, after=-%llu sectors DEVICE TOO SMALL",
+		      (unsigned long long)before, (unsigned long long)(UINT64_MAX - after));
+}
+
 static void print_member_text(const struct array *a, const struct member *m,
 			      const struct member_extra *x, int verbose)
 {
@@ -400,6 +448,8 @@ static void print_member_text(const struct array *a, const struct member *m,
 	FIELD("Super Offset", "%llu sectors", (unsigned long long)s->sb_sector);
 	if (s->feature_map & SB1_FEAT_RECOVERY_OFFSET && s->major == 1)
 		FIELD("Recovery Offset", "%llu sectors", (unsigned long long)s->recovery_offset);
+	if (s->major == 1)
+		print_unused_space(s, x);
 	if (s->resync_offset != MD_MAX_SECTOR && s->level != 0)
 		FIELD("Resync Offset", "%llu sectors", (unsigned long long)s->resync_offset);
 	FIELD("State", "%s", s->resync_offset == MD_MAX_SECTOR ? "clean" : "active");
@@ -678,7 +728,12 @@ static void export_array(const struct array *a)
 	}
 }
 
-enum output { OUT_TEXT, OUT_JSON, OUT_EXPORT };
+enum output { OUT_TEXT, OUT_JSON, OUT_EXPORT };   /* what stdout holds */
+
+/* --json's "verdict" for each exit status. */
+static const char *const verdicts[] = {
+	[EXIT_OK] = "healthy", [EXIT_PROBLEM] = "needs_attention", [EXIT_ERROR] = "error",
+};
 
 /* A bitmap or bad-block log that cannot be read is shown as such and
  * needs attention, like a member left out. */
@@ -702,7 +757,7 @@ static int exit_status(const struct array *a, const struct member_extra *x, int 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", optional_argument, NULL, 'j' },
 		{ "export", no_argument, NULL, 'e' },
 		{ "raid0-layout", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -716,15 +771,25 @@ int main(int argc, char **argv)
 	int c, quiet = 0, verbose = 0, formed, i, st;
 	struct member_extra *extra;
 	struct array a;
-	struct json j;
+	struct json_out jo = { 0 };
 	struct diag d;
 
 	atexit(cli_close_stdout);
 	cli_getopt_name(argv, TOOL);
 	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j': out = OUT_JSON; break;
-		case 'e': out = OUT_EXPORT; break;
+		case 'j':
+			if (json_out_option(&jo, TOOL, optarg) < 0)
+				return EXIT_ERROR;
+			if (!json_out_human(&jo))
+				out = OUT_JSON;
+			break;
+		case 'e':
+			/* it and --json alone are both stdout: the last one wins */
+			out = OUT_EXPORT;
+			if (!json_out_human(&jo))
+				jo = (struct json_out){ 0 };
+			break;
 		case 'R':
 			if ((aopt.raid0_layout = cli_raid0_layout(optarg)) < 0) {
 				fprintf(stderr, TOOL ": --raid0-layout: '%s' is neither original nor alternate\n", optarg);
@@ -740,10 +805,14 @@ int main(int argc, char **argv)
 	}
 	if (cli_need_members(TOOL, argc - optind) < 0)
 		return EXIT_ERROR;
+	/* the report must not land on a member: no document is written there */
+	if (jo.path && cli_refuse_output(TOOL, jo.path, argv + optind, argc - optind) < 0)
+		return EXIT_ERROR;
 	formed = array_open(&a, argv + optind, argc - optind, &aopt, &d) == 0;
 	extra = calloc((size_t)a.nmembers, sizeof(*extra));
 	if (!extra || !a.members) {
 		fprintf(stderr, TOOL ": %s\n", a.members ? "out of memory" : d.msg);
+		json_out_end(&jo, 1, "error", a.members ? "out of memory" : d.msg);
 		return EXIT_ERROR;
 	}
 	for (i = 0; i < a.nmembers; i++) {
@@ -759,21 +828,23 @@ int main(int argc, char **argv)
 	 * whole story: the summary would say it again */
 	if (!formed && any_superblock(&a))
 		fprintf(stderr, TOOL ": %s\n", d.msg);
-	if (out == OUT_JSON) {
-		json_begin(&j, stdout, TOOL);
-		json_array(&j, "members");
+	st = exit_status(&a, extra, formed);
+	if (jo.on && json_out_begin(&jo, 1) < 0) {
+		st = EXIT_ERROR;
+	} else if (jo.on) {
+		json_array(&jo.j, "members");
 		for (i = 0; i < a.nmembers; i++)
-			json_member(&j, &a.members[i], &extra[i]);
-		json_close(&j);
+			json_member(&jo.j, &a.members[i], &extra[i]);
+		json_close(&jo.j);
 		if (formed)
-			json_array_view(&j, &a);
-		else
-			json_str(&j, "error", d.msg);
-		json_end(&j);
-	} else if (out == OUT_EXPORT) {
+			json_array_view(&jo.j, &a);
+		if (json_out_end(&jo, 1, verdicts[st], formed ? NULL : d.msg) < 0)
+			st = EXIT_ERROR;
+	}
+	if (out == OUT_EXPORT) {
 		if (formed)
 			export_array(&a);
-	} else {
+	} else if (out == OUT_TEXT) {
 		/* a member without a superblock has no record: stderr said why */
 		for (i = 0; !quiet && i < a.nmembers; i++) {
 			if (!a.members[i].has_sb)
@@ -784,7 +855,6 @@ int main(int argc, char **argv)
 		if (formed)
 			print_array_text(&a);
 	}
-	st = exit_status(&a, extra, formed);
 	for (i = 0; i < a.nmembers; i++)
 		badblocks_free(&extra[i].bblog);
 	free(extra);

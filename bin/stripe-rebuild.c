@@ -15,6 +15,7 @@
 #include "cli/degraded.h"
 #include "cli/open_array.h"
 #include "raid/fsmap.h"
+#include "cli/json_out.h"
 #include "util/json.h"
 #include "util/progress.h"
 #include "raid/rebuild.h"
@@ -55,7 +56,8 @@ static void usage(FILE *out)
 		"      --checkpoint SECONDS how often progress is recorded (default 1)\n"
 		"      --jobs N             RAID4/5/6: rebuild N batches side by side (1 to 8;\n"
 		"                           default one per CPU)\n"
-		"      --json               print the result as JSON\n"
+		"      --json[=FILE]        print the result as JSON, on standard output, or\n"
+		"                           replacing FILE whole beside the text\n"
 		"      --progress MODE      auto, bar, log or none (default auto)\n"
 		"  -q, --quiet              print only problems\n"
 		"  -v, --verbose            say more about members and checkpoints\n"
@@ -77,7 +79,8 @@ struct request {
 struct opts {
 	struct request req[MAX_PATHS];
 	int nreq;
-	bool restart, run, force, dry_run, files, json, quiet, verbose;
+	bool restart, run, force, dry_run, files, json, human, quiet, verbose;
+	struct json_out out;         /* --json: where, and the run's verdict */
 	unsigned checkpoint_ms;
 	int jobs;
 	enum progress_mode pmode;
@@ -92,7 +95,7 @@ struct lost {
 struct run {
 	struct opts *o;
 	struct progress prog;
-	struct json j;
+	struct json *j;              /* --json: &o->out.j */
 	struct lost *lost;
 	size_t nlost, caplost;
 	bool oom;
@@ -128,7 +131,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "files", no_argument, NULL, 'F' },
 		{ "checkpoint", required_argument, NULL, 'C' },
 		{ "jobs", required_argument, NULL, 'j' },
-		{ "json", no_argument, NULL, 'O' },
+		{ "json", optional_argument, NULL, 'O' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -177,7 +180,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			o->jobs = (int)jobs;
 			break;
-		case 'O': o->json = true; break;
+		case 'O':
+			o->json = true;
+			if (json_out_option(&o->out, TOOL, optarg) < 0)
+				return -1;
+			break;
 		case 'P':
 			if (progress_option(TOOL, optarg, &o->pmode) < 0)
 				return -1;
@@ -518,23 +525,22 @@ static int on_event(void *ctx, const struct rebuild_event *e)
 		for (i = 0; i < e->nlost; i++)
 			keep_lost(r, e->lost_offset[i], e->lost_length[i]);
 	if (r->o->json) {
-		json_object(&r->j, NULL);
-		json_str(&r->j, "kind", event_name(e->kind));
-		json_int(&r->j, "role", e->role);
+		json_object(r->j, NULL);
+		json_str(r->j, "kind", event_name(e->kind));
+		json_int(r->j, "role", e->role);
 		if (e->member)
-			json_str(&r->j, "member", e->member->path);
+			json_str(r->j, "member", e->member->path);
 		else
-			json_null(&r->j, "member");
-		json_uint(&r->j, "member_offset_bytes", e->member_offset);
-		json_uint(&r->j, "length_bytes", e->length);
-		json_array(&r->j, "array_offsets_bytes");
+			json_null(r->j, "member");
+		json_uint(r->j, "member_offset_bytes", e->member_offset);
+		json_uint(r->j, "length_bytes", e->length);
+		json_array(r->j, "array_offsets_bytes");
 		for (i = 0; i < e->nlost; i++)
-			json_uint(&r->j, NULL, e->lost_offset[i]);
-		json_close(&r->j);
-		json_close(&r->j);
-		return 0;
+			json_uint(r->j, NULL, e->lost_offset[i]);
+		json_close(r->j);
+		json_close(r->j);
 	}
-	if (r->o->quiet && e->kind == REBUILD_READ_ERROR)
+	if (!r->o->human || (r->o->quiet && e->kind == REBUILD_READ_ERROR))
 		return 0;
 	printf("%s: role %d, %s, member byte %llu, %llu bytes", event_name(e->kind), e->role,
 	       e->member ? e->member->path : "missing", (unsigned long long)e->member_offset,
@@ -574,7 +580,7 @@ static int report_files(struct run *r, struct array *a)
 	size_t i;
 
 	if (!r->nlost) {
-		if (!r->o->json && !r->o->quiet)
+		if (r->o->human && !r->o->quiet)
 			printf("files hurt: none\n");
 		return 0;
 	}
@@ -598,22 +604,22 @@ static int report_files(struct run *r, struct array *a)
 	}
 	fsmap_close(m);
 	if (r->o->json)
-		json_array(&r->j, "files");
-	else
+		json_array(r->j, "files");
+	if (r->o->human)
 		printf("files hurt:\n");
 	for (i = 0; i < r->nlost; i++) {
 		if (r->o->json) {
-			json_object(&r->j, NULL);
-			json_uint(&r->j, "array_offset_bytes", offs[i]);
-			json_str(&r->j, "description", descs[i]);
-			json_close(&r->j);
-		} else {
-			printf("  array byte %llu: %s\n", (unsigned long long)offs[i], descs[i]);
+			json_object(r->j, NULL);
+			json_uint(r->j, "array_offset_bytes", offs[i]);
+			json_str(r->j, "description", descs[i]);
+			json_close(r->j);
 		}
+		if (r->o->human)
+			printf("  array byte %llu: %s\n", (unsigned long long)offs[i], descs[i]);
 		free(descs[i]);
 	}
 	if (r->o->json)
-		json_close(&r->j);
+		json_close(r->j);
 	free(offs);
 	free(descs);
 	return 0;
@@ -625,34 +631,31 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 	int i;
 
 	if (r->o->json) {
-		json_close(&r->j);
-		json_array(&r->j, "targets");
+		json_close(r->j);
+		json_array(r->j, "targets");
 		for (i = 0; i < n; i++) {
-			json_object(&r->j, NULL);
-			json_int(&r->j, "role", t[i].role);
-			json_str(&r->j, "member", t[i].m->path);
-			json_bool(&r->j, "in_place", t[i].readd && !r->was_spare[i]);
-			json_uint(&r->j, "bad_ranges", (unsigned long long)t[i].nbad);
-			json_close(&r->j);
+			json_object(r->j, NULL);
+			json_int(r->j, "role", t[i].role);
+			json_str(r->j, "member", t[i].m->path);
+			json_bool(r->j, "in_place", t[i].readd && !r->was_spare[i]);
+			json_uint(r->j, "bad_ranges", (unsigned long long)t[i].nbad);
+			json_close(r->j);
 		}
-		json_close(&r->j);
-		json_object(&r->j, "summary");
-		json_bool(&r->j, "complete", rc == 0);
-		json_uint(&r->j, "start_sectors", res->start);
-		json_uint(&r->j, "end_sectors", res->end);
-		json_uint(&r->j, "rebuilt_bytes", (res->end - res->start) * 512 * (uint64_t)n);
-		json_uint(&r->j, "unrecoverable_bytes", res->unrecoverable);
-		json_uint(&r->j, "disagree_units", res->disagree);
-		json_uint(&r->j, "read_errors", res->read_errors);
-		json_uint(&r->j, "rewritten_bytes", res->rewritten);
-		json_uint(&r->j, "log_entries_cleared", res->log_cleared);
-		json_uint(&r->j, "checkpoints", (unsigned)res->checkpoints);
-		json_close(&r->j);
-		if (rc < 0)
-			json_str(&r->j, "error", d->msg);
-		return;
+		json_close(r->j);
+		json_object(r->j, "summary");
+		json_bool(r->j, "complete", rc == 0);
+		json_uint(r->j, "start_sectors", res->start);
+		json_uint(r->j, "end_sectors", res->end);
+		json_uint(r->j, "rebuilt_bytes", (res->end - res->start) * 512 * (uint64_t)n);
+		json_uint(r->j, "unrecoverable_bytes", res->unrecoverable);
+		json_uint(r->j, "disagree_units", res->disagree);
+		json_uint(r->j, "read_errors", res->read_errors);
+		json_uint(r->j, "rewritten_bytes", res->rewritten);
+		json_uint(r->j, "log_entries_cleared", res->log_cleared);
+		json_uint(r->j, "checkpoints", (unsigned)res->checkpoints);
+		json_close(r->j);
 	}
-	if (rc < 0 || r->o->quiet)
+	if (rc < 0 || !r->o->human || r->o->quiet)
 		return;
 	for (i = 0; i < n; i++)
 		printf("rebuilt role %d onto %s: %llu bytes from member byte %llu%s\n", t[i].role, t[i].m->path,
@@ -679,22 +682,25 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 	for (i = 0; i < n; i++)
 		r.was_spare[i] = hot_spare(&t[i]);
 	if (o->json) {
-		json_begin(&r.j, stdout, TOOL);
-		json_array(&r.j, "events");
-	} else if (!o->quiet) {
-		print_plan(t, n, false);
+		if (json_out_begin(&o->out, 1) < 0)
+			return EXIT_ERROR;
+		r.j = &o->out.j;
+		json_array(r.j, "events");
 	}
-	progress_start(&r.prog, progress_quiet(o->pmode, o->quiet || o->json), TOOL, "rebuilding",
+	if (o->human && !o->quiet)
+		print_plan(t, n, false);
+	progress_start(&r.prog, progress_quiet(o->pmode, o->quiet || !o->human), TOOL, "rebuilding",
 		       (a->geo.level == MD_LEVEL_RAID1 ? a->geo.array_sectors : a->geo.dev_sectors) * 512);
 	rc = rebuild_array(a, t, n, &ro, &res, &d);
 	progress_finish(&r.prog);
 	print_summary(&r, t, n, &res, rc, &d);
 	if (rc == 0 && o->files && report_files(&r, a) < 0)
 		rc = 1;
-	if (o->json)
-		json_end(&r.j);
 	if (rc < 0)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
+	if (o->json && json_out_end(&o->out, 1, rc < 0 ? "error" : rc > 0 || res.unrecoverable || res.disagree
+				    ? "needs_attention" : "rebuilt", rc < 0 ? d.msg : NULL) < 0 && rc == 0)
+		rc = -1;
 	for (i = 0; i < n; i++)
 		rebuild_target_free(&t[i]);
 	free(r.lost);
@@ -729,7 +735,7 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 		return EXIT_ERROR;
 	}
 	if (a.missing == 0) {
-		if (!o->quiet)
+		if (!o->quiet && o->human)
 			printf("%s: every role is held by an in-sync member; nothing to rebuild\n", a.members[0].path);
 		array_close(&a);
 		return EXIT_OK;
@@ -749,7 +755,8 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 	if (o->verbose || o->dry_run)
 		say_needs(&a);
 	if (o->dry_run) {
-		print_plan(t, nt, true);
+		if (o->human)
+			print_plan(t, nt, true);
 		rc = array_check_readable(&a, &d) < 0 ? EXIT_ERROR : EXIT_OK;
 		if (rc)
 			fprintf(stderr, TOOL ": %s\n", d.msg);
@@ -781,16 +788,23 @@ int main(int argc, char **argv)
 	atexit(cli_close_stdout);
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_ERROR;
+	o.human = json_out_human(&o.out);
 	/* the replacements join the members given, made first when new */
 	if (cli_need_members(TOOL, argc - optind) < 0)
+		return EXIT_ERROR;
+	/* the report must not land on a member: no document is written there */
+	if (o.out.path && cli_refuse_output(TOOL, o.out.path, argv + optind, argc - optind) < 0)
 		return EXIT_ERROR;
 	n = gather_paths(argc, argv, &o, paths, is_repl, &made);
 	if (n < 0) {
 		remove_made(&made);
+		json_out_end(&o.out, 1, "error", NULL);
 		return EXIT_ERROR;
 	}
 	rc = run(&o, paths, n, is_repl, &refused);
 	if (refused)
 		remove_made(&made);
+	/* --json of a run that wrote nothing: planned, nothing to do, or why not */
+	json_out_end(&o.out, 1, rc == EXIT_ERROR ? "error" : o.dry_run ? "planned" : "whole", NULL);
 	return rc;
 }

@@ -51,6 +51,7 @@ struct md_super {
 	uint32_t csum_stored, csum_computed;
 	int32_t bitmap_offset;       /* sectors from the superblock, if any */
 	int32_t bblog_offset;        /* 1.x: the bad-block log's, sectors from the superblock; 0: none */
+	uint32_t bblog_sectors;      /* 1.x: the bad-block log's size (bblog_size) */
 	int dev_slots;               /* device numbers it describes: 1.x max_dev, 0.90 its 27 */
 
 	union {

@@ -229,6 +229,7 @@ static void summarise1(struct md_super *s)
 	s->csum_computed = sb1_csum(r);
 	s->bitmap_offset = (int32_t)r->bitmap_offset;
 	s->bblog_offset = (int32_t)r->bblog_offset;
+	s->bblog_sectors = r->bblog_size;
 	s->dev_slots = (int)r->max_dev;
 }
 

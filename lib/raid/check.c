@@ -599,6 +599,7 @@ int check_array(struct array *a, const struct check_options *o, struct check_res
 		rc = array_mark(a, true, d);
 	else if (rc == 0 && o->repair && off == 0 && len == size && !c.unsettled && (c.marked || a->dirty))
 		rc = array_mark(a, true, d);
+	r->unsettled = c.unsettled;
 	checker_free(&c);
 	return rc;
 }

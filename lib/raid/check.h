@@ -65,6 +65,7 @@ struct check_result {
 	uint64_t read_errors;            /* 4 KiB blocks that could not be read */
 	uint64_t rewritten;              /* repair: unreadable blocks rewritten from redundancy */
 	uint64_t log_cleared;            /* repair: bad-block log entries cleared or shrunk */
+	uint64_t unsettled;              /* units left neither verified nor rebuilt (no redundancy) */
 };
 
 /* Verifies (and with repair, mends) the range.  Read errors on members,

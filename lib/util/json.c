@@ -1,4 +1,5 @@
-/* json: streaming JSON with two-space indentation, strings escaped per RFC 8259. */
+/* json: streaming JSON with two-space indentation, strings escaped per RFC 8259;
+ * a byte that is not valid UTF-8 (a file name can hold any) becomes \u00XX. */
 #include "util/json.h"
 
 static void indent(struct json *j)
@@ -10,11 +11,50 @@ static void indent(struct json *j)
 		fputs("  ", j->f);
 }
 
-static void put_string(FILE *f, const char *s)
+/* The length of the UTF-8 sequence at s (1 to 4), or 0 where s holds no
+ * valid one: a stray continuation, an overlong form, a surrogate, or past
+ * U+10FFFF, as RFC 3629 has it. */
+static int utf8_len(const unsigned char *s)
 {
+	unsigned char c = s[0];
+	int n, i;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* the second byte's range rules out overlongs, surrogates and > U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+static void put_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		unsigned char c = *s;
+		int n = utf8_len(s);
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
@@ -22,10 +62,11 @@ static void put_string(FILE *f, const char *s)
 			fputs("\\n", f);
 		else if (c == '\t')
 			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
+		else if (c < 0x20 || c == 0x7f || n == 0)
 			fprintf(f, "\\u%04x", c);
 		else
-			fputc(c, f);
+			fwrite(s, 1, (size_t)n, f);
+		s += n ? n : 1;
 	}
 	fputc('"', f);
 }
@@ -54,6 +95,11 @@ static void open_level(struct json *j, const char *key, char c)
 
 void json_begin(struct json *j, FILE *f, const char *tool)
 {
+	json_begin_format(j, f, tool, 1);
+}
+
+void json_begin_format(struct json *j, FILE *f, const char *tool, int format)
+{
 	j->f = f;
 	j->depth = 0;
 	j->has_items[0] = false;
@@ -61,7 +107,7 @@ void json_begin(struct json *j, FILE *f, const char *tool)
 	j->depth = 1;
 	j->has_items[1] = false;
 	j->closer[1] = '}';
-	json_int(j, "format", 1);
+	json_int(j, "format", format);
 	json_str(j, "tool", tool);
 	json_str(j, "version", STRIPE_VERSION);
 }

@@ -16,6 +16,8 @@ struct json {
 
 /* Starts the top-level object with "format": 1, "tool" and "version". */
 void json_begin(struct json *j, FILE *f, const char *tool);
+/* The same for a document whose fields changed meaning: "format" as given. */
+void json_begin_format(struct json *j, FILE *f, const char *tool, int format);
 /* Closes every open level and ends the line. */
 void json_end(struct json *j);
 

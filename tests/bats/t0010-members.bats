@@ -85,16 +85,20 @@ $tool: $D/zero.img: no md superblock found "*
 }
 
 @test "every tool that opens an array names a stale member it leaves out, and -q silences it" {
-	local cmd tool
+	local cmd tool want
 	make_stale 3
 	for cmd in "stripe-read" "stripe-write --progress none -i /dev/null" "stripe-check --progress none" \
 		   "stripe-bench -s 1M --seeks 0 --array"; do
 		tool=${cmd%% *}
+		# the data tools served every byte; the health tool says the
+		# array, degraded, needs attention
+		want=0
+		[ "$tool" != stripe-check ] || want=1
 		run_tool "$cmd" "${M[@]}"
-		[ "$status" -eq 0 ] || fail "$tool exited $status: $stderr"
+		[ "$status" -eq "$want" ] || fail "$tool exited $status: $stderr"
 		[[ $stderr == "$tool: ${M[3]}: left out: stale: events "* ]] || fail "$tool: $stderr"
 		run_tool "$cmd -q" "${M[@]}"
-		[ "$status" -eq 0 ] || fail "$tool -q exited $status: $stderr"
+		[ "$status" -eq "$want" ] || fail "$tool -q exited $status: $stderr"
 		[[ $stderr != *"left out"* ]] || fail "$tool -q: $stderr"
 	done
 }

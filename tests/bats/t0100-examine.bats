@@ -218,8 +218,8 @@ dirty() {
 	[ "$(jq -r '.array.chunk_size_bytes' <<<"$output")" = 524288 ]
 }
 
-@test "examine prints the same field lines as mdadm --examine for every fixture member" {
-	local F='^ *(Magic|Version|Feature Map|Array UUID|Raid Level|Raid Devices|Avail Dev Size|Array Size|Used Dev Size|Data Offset|Super Offset|State|Device UUID|Checksum|Events|Layout|Chunk Size|Device Role|Array State|Bad Block Log|Recovery Offset|Resync Offset|Total Devices|Active Devices|Working Devices|Failed Devices|Spare Devices) :'
+@test "examine prints the same field lines as mdadm --examine for every fixture member, Unused Space included" {
+	local F='^ *(Magic|Version|Feature Map|Array UUID|Raid Level|Raid Devices|Avail Dev Size|Array Size|Used Dev Size|Data Offset|Super Offset|Unused Space|State|Device UUID|Checksum|Events|Layout|Chunk Size|Device Role|Array State|Bad Block Log|Recovery Offset|Resync Offset|Total Devices|Active Devices|Working Devices|Failed Devices|Spare Devices) :'
 	local d set f files imgs bad=""
 	for d in "$TOP"/tests/fixtures/*/; do
 		set=$(basename "$d")

@@ -56,6 +56,13 @@ unit_has() {
 	assert_output --partial "md's mismatch_cnt would be 16"
 }
 
+@test "the man page's stripe-check --repair d*.img && stripe-check d*.img re-checks after a full repair" {
+	M=($(copy_set r5-4d-badparity))
+	run bash -c 'stripe-check -q --repair --progress none "$@" && stripe-check --progress none "$@"' _ "${M[@]}"
+	assert_success
+	assert_line --partial "checked 1792 units of 4 KiB: 0 inconsistent"
+}
+
 @test "check without --repair changes no member" {
 	local before
 	before=$(sha $(members r5-4d-badparity))
@@ -63,10 +70,10 @@ unit_has() {
 	[ "$before" = "$(sha $(members r5-4d-badparity))" ]
 }
 
-@test "repair of the bad-parity set leaves an array that checks clean" {
+@test "repair of the bad-parity set mends all with exit 0 and leaves an array that checks clean" {
 	local m=$(copy_set r5-4d-badparity)
 	run stripe-check --repair --progress none $m
-	assert_failure 1
+	assert_success
 	assert_output --partial "2 repaired"
 	run stripe-check --progress none $m
 	assert_success
@@ -112,7 +119,7 @@ corrupt() {
 	corrupt "$D/d1.img" $((1048576 + 65536 * 4 + 8192))
 	corrupt "$D/d5.img" $((1048576 + 65536 * 9 + 4096 * 7))
 	run stripe-check --repair --progress none "${M[@]}"
-	assert_failure 1
+	assert_success
 	assert_output --partial "3 repaired"
 	stripe-check -q --progress none "${M[@]}"
 	cmp "$D/data" <(stripe-read "${M[@]}")
@@ -127,9 +134,9 @@ corrupt() {
 	assert_output --partial "1 inconsistent"
 }
 
-@test "a degraded raid5 says that nothing could be verified" {
+@test "a degraded raid5 says that nothing could be verified, with exit 1" {
 	run stripe-check -q --progress none "$FIX"/r5-4d-degraded/member{0,1,3}.img
-	assert_success
+	assert_failure 1
 	assert_output --partial "1792 units could not be verified: members are missing"
 }
 
@@ -162,10 +169,22 @@ corrupt() {
 	assert_output --partial "1 inconsistent"
 }
 
-@test "raid0 has nothing to check and says so" {
+@test "raid0 has nothing to check, says so, and exits 0" {
 	run --separate-stderr stripe-check $(members r0-3d-64k-1.2)
-	assert_failure 2
-	[[ $stderr == *"raid0 has no redundancy to check"* ]]
+	assert_success
+	[[ $output == *"raid0 has no redundancy to check: nothing to verify" ]]
+}
+
+@test "raid0 --json says nothing_to_verify with exit 0" {
+	run --separate-stderr stripe-check --json $(members r0-3d-64k-1.2)
+	assert_success
+	[ "$(jq -c '[.verdict, .summary.units, .units]' <<<"$output")" = '["nothing_to_verify",0,[]]' ] || fail "$output"
+}
+
+@test "a raid6 missing two members, with nothing left to verify, exits 1 and says so" {
+	run --separate-stderr stripe-check --progress none "$FIX"/r6-6d-128k-ls-1.2/member{0,1,2,3}.img
+	assert_failure 1
+	assert_output --partial "1792 units could not be verified: members are missing"
 }
 
 # culprits_named SET: every corruption of a real-md RAID6 set is named as the
@@ -180,8 +199,8 @@ culprits_named() {
 		member=member$(manifest "$set" corrupt$n.member).img
 		off=$(manifest "$set" corrupt$n.member_byte_offset)
 		jq -e --arg m "$member" --argjson o "$off" --arg k "$kind" \
-			'[.units[] | select(.verdict == "culprit") | .blocks[.culprit] |
-			  select((.member|endswith($m)) and .member_offset_bytes == $o and .kind == $k)] | length == 1' \
+			'[.units[] | select(.verdict == "culprit") | .culprit as $c | .blocks[] | select(.role == $c.role) |
+			  select((.member|endswith($m)) and ($c.member|endswith($m)) and .member_offset_bytes == $o and .kind == $k)] | length == 1' \
 			<<<"$j" > /dev/null || fail "$set: corrupt$n ($kind on $member at $off) not named"
 	done
 }
@@ -220,7 +239,7 @@ sectors() {
 @test "repair rewrites a raid5 range in a member's bad-block log from the others and clears its entry" {
 	logged r5-4d-64k-ls-1.2 1 2176
 	run stripe-check --repair --progress none "${M[@]}"
-	assert_failure 1
+	assert_success
 	assert_output --partial "not verified, unreadable: data on ${M[1]} at byte $((2176 * 512)) (array byte 327680) [read error] [repaired]"
 	assert_output --partial "1 unreadable blocks of 4 KiB rewritten from redundancy, 1 bad-block log entries cleared"
 	[ "$(sectors "${M[1]}" 2176 8)" = "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2176 8)" ] || fail "not md's bytes"
@@ -234,7 +253,7 @@ sectors() {
 	log_entry "${M[1]}" 0 2176 16
 	# row 1 is array bytes 196608 to 393216: the range takes its first unit only
 	run stripe-check --repair --progress none --offset 0 --length 200704 "${M[@]}"
-	assert_failure 1
+	assert_success
 	[ "$(log_of "${M[1]}")" = "2184+8" ] || fail "log: $(log_of "${M[1]}")"
 	[ "$(sectors "${M[1]}" 2176 8)" = "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2176 8)" ] || fail "not rewritten"
 	[ "$(sectors "${M[1]}" 2184 8)" != "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2184 8)" ] || fail "rewritten past the range"
@@ -244,7 +263,7 @@ sectors() {
 	logged r6-5d-64k-ls-1.2 1 2176
 	log_entry "${M[3]}" 0 2176
 	run stripe-check --repair --progress none "${M[@]}"
-	assert_failure 1
+	assert_success
 	assert_output --partial "2 unreadable blocks of 4 KiB rewritten from redundancy, 2 bad-block log entries cleared"
 	for i in 1 3; do
 		[ "$(sectors "${M[$i]}" 2176 8)" = "$(sectors $FIX/r6-5d-64k-ls-1.2/member$i.img 2176 8)" ] || fail "member $i"
@@ -255,18 +274,18 @@ sectors() {
 @test "repair rewrites a raid1 copy in a bad-block log from the other copy and clears its entry" {
 	logged r1-2d-1.2 0 2176
 	run stripe-check --repair --progress none "${M[@]}"
-	assert_failure 1
+	assert_success
 	assert_output --partial "array byte 65536: verified from the redundancy left, unreadable: copy on ${M[0]} at byte $((2176 * 512)) (array byte 65536) [read error] [repaired]"
 	[ "$(sectors "${M[0]}" 2176 8)" = "$(sectors "${M[1]}" 2176 8)" ] || fail "copies differ"
 	[ -z "$(log_of "${M[0]}")" ] || fail "log: $(log_of "${M[0]}")"
 }
 
-@test "repair rewrites a block that fails to read from redundancy, as md's read error corrected" {
+@test "repair rewrites a block that fails to read from redundancy, as md's read error corrected, and exits 0" {
 	M=($(copy_set r5-4d-64k-ls-1.2))
 	head -c 4096 /dev/urandom | dd of="${M[1]}" bs=512 seek=2176 conv=notrunc status=none
 	STRIPE_FAULT_READ="$(basename "${M[1]}"):$((2176 * 512)):4096" \
 		run stripe-check --repair --progress none "${M[@]}"
-	assert_failure 1
+	assert_success
 	assert_output --partial "data on ${M[1]} at byte $((2176 * 512)) (array byte 327680) [read error] [repaired]"
 	assert_output --partial "1 unreadable blocks of 4 KiB rewritten from redundancy, 0 bad-block log entries cleared"
 	[ "$(sectors "${M[1]}" 2176 8)" = "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2176 8)" ] || fail "not md's bytes"
@@ -285,7 +304,7 @@ sectors() {
 @test "repair --json reports the rewritten unit as repaired and counts it in the summary" {
 	logged r5-4d-64k-ls-1.2 1 2176
 	run stripe-check --repair --json --progress none "${M[@]}"
-	assert_failure 1
+	assert_success
 	[ "$(jq -c '[.units[] | {verdict, repaired}]' <<<"$output")" = '[{"verdict":"unreadable","repaired":true}]' ] ||
 		fail "$output"
 	[ "$(jq -c '.summary | [.rewritten, .log_entries_cleared, .read_errors]' <<<"$output")" = '[1,1,1]' ] || fail "$output"
@@ -315,11 +334,11 @@ dirty() {
 	[ "$(jq -r .array.needs_resync <<<"$output")" = true ] || fail "$output"
 }
 
-@test "a full repair of a degraded raid5 that needed a resync leaves it needing one" {
+@test "a full repair of a degraded raid5 that needed a resync leaves it needing one, with exit 1" {
 	M=($(copy_set r5-4d-64k-ls-1.2))
 	dirty
 	run stripe-check --repair --run --progress none "${M[0]}" "${M[1]}" "${M[3]}"
-	assert_success
+	assert_failure 1
 	run stripe-examine --json "${M[0]}" "${M[1]}" "${M[3]}"
 	[ "$(jq -r .array.needs_resync <<<"$output")" = true ] || fail "$output"
 }

@@ -63,18 +63,75 @@ setup() {
 	assert_output --partial "array byte $((blk * 4096)): file /dir/pattern-1m.bin"
 }
 
-@test "stripe-verify --json - gives one document with the verdict and the check's summary" {
-	run stripe-verify --json - "$FIX"/r5-4d-degraded/member*.img
+@test "stripe-verify --json gives one document on stdout with the verdict and the check's summary" {
+	run stripe-verify --json "$FIX"/r5-4d-degraded/member*.img
 	assert_failure 1
-	jq -e '.format == 1 and .tool == "stripe-verify" and .verdict == "degraded"' <<<"$output"
+	jq -e '.format == 2 and .tool == "stripe-verify" and .verdict == "degraded"' <<<"$output"
 	jq -e '.check.units == 1792 and (.left_out | length) == 1 and .array.level == "raid5"' <<<"$output"
 }
 
-@test "stripe-verify --json FILE writes the report beside the human one" {
-	run stripe-verify --json "$D/r.json" "$FIX"/r6-5d-64k-ls-1.2/member*.img
+@test "stripe-verify --json=FILE writes the report beside the human one" {
+	run stripe-verify --json="$D/r.json" "$FIX"/r6-5d-64k-ls-1.2/member*.img
 	assert_success
 	assert_line "verdict: healthy"
 	[ "$(jq -r .verdict "$D/r.json")" = healthy ]
+}
+
+@test "stripe-verify lists an array's hot spare as a spare, not a member left out, and exits 0" {
+	stripe-create -q -l 5 -n 3 -x 1 --image-size 4M "$D"/d{0,1,2,3}.img
+	run --separate-stderr stripe-verify "$D"/d{0,1,2,3}.img
+	assert_success
+	assert_line "  spare: $D/d3.img"
+	refute_output --partial "left out"
+	assert_line "verdict: healthy"
+}
+
+@test "stripe-verify of a raid0 says there is nothing to verify and exits 0" {
+	run --separate-stderr stripe-verify "$FIX"/r0-3d-64k-1.2/member*.img
+	assert_success
+	assert_line "check: raid0 keeps no redundancy: nothing to verify"
+	assert_line "verdict: healthy"
+}
+
+@test "a failed stripe-verify --json=FILE replaces last run's report with the error" {
+	mkdir "$D/r"
+	echo '{"verdict": "healthy"}' > "$D/r/v.json"
+	run --separate-stderr stripe-verify -q --json="$D/r/v.json" /nonexistent
+	assert_failure 2
+	jq -e '.format == 2 and .tool == "stripe-verify" and .verdict == "error" and (.error | contains("/nonexistent: No such file or directory"))' "$D/r/v.json"
+	[ "$(ls -A "$D/r")" = v.json ] || fail "left behind: $(ls -A "$D/r")"
+}
+
+@test "a failed stripe-verify --json puts the error document on stdout" {
+	run --separate-stderr stripe-verify --json /nonexistent
+	assert_failure 2
+	jq -e '.verdict == "error"' <<<"$output"
+}
+
+@test "stripe-verify --json FILE takes FILE as a member, not as its report" {
+	run --separate-stderr stripe-verify --json "$D/r.json" "$FIX"/r6-5d-64k-ls-1.2/member*.img
+	assert_failure 2
+	[ ! -e "$D/r.json" ] || fail "r.json was written"
+	[[ $stderr == *"r.json"* ]] || fail "$stderr"
+	jq -e '.verdict == "error"' <<<"$output"
+}
+
+@test "the runbooks parse with getopt: -qv and --opt=value work, an unknown option is one line and a hint" {
+	run --separate-stderr stripe-verify -qv "$FIX"/r6-5d-64k-ls-1.2/member*.img
+	assert_success
+	assert_output "verdict: healthy"
+	[[ $stderr == "stripe-verify: running stripe-examine "* ]] || fail "$stderr"
+	run --separate-stderr stripe-verify --x "$FIX"/r6-5d-64k-ls-1.2/member*.img
+	assert_failure 2
+	[ "$stderr" = "stripe-verify: unrecognized option '--x'"$'\n'"Try 'stripe-verify --help'." ] || fail "$stderr"
+	run --separate-stderr stripe-recover --x
+	assert_failure 2
+	[ "$stderr" = "stripe-recover: unrecognized option '--x'"$'\n'"Try 'stripe-recover --help'." ] || fail "$stderr"
+	M=($(copy_set r5-4d-degraded))
+	run --separate-stderr stripe-recover -qn --json="$D/r.json" "${M[@]}"
+	assert_success
+	assert_output "verdict: would_rebuild"
+	[ "$(jq -r .verdict "$D/r.json")" = would_rebuild ]
 }
 
 @test "stripe-verify on files that are no array exits 2 naming the reason" {
@@ -127,9 +184,9 @@ report_refused() {
 @test "the runbooks refuse a --json file that is a member, by any name, and change nothing" {
 	M=($(copy_set r5-4d-degraded))
 	ln -s "${M[1]}" "$D/link"
-	report_refused stripe-verify --json "${M[0]}" "${M[@]}"
+	report_refused stripe-verify --json="${M[0]}" "${M[@]}"
 	report_refused stripe-verify --json="$D/link" "${M[@]}"
-	report_refused stripe-recover --json "${M[2]}" "${M[@]}"
+	report_refused stripe-recover --json="${M[2]}" "${M[@]}"
 }
 
 @test "the runbooks refuse a --json file that is a loop device over a member, or behind one" {
@@ -137,8 +194,8 @@ report_refused() {
 	M=($(copy_set r5-4d-degraded))
 	local l
 	l=$(losetup -f --show "${M[3]}") || skip "no loop device available"
-	report_refused stripe-verify --json "${M[3]}" "${M[0]}" "${M[1]}" "${M[2]}" "$l"
-	report_refused stripe-recover --json "$l" "${M[@]}"
+	report_refused stripe-verify --json="${M[3]}" "${M[0]}" "${M[1]}" "${M[2]}" "$l"
+	report_refused stripe-recover --json="$l" "${M[@]}"
 	losetup -d "$l"
 }
 
@@ -167,7 +224,7 @@ report_refused() {
 @test "stripe-recover rebuilds two lost raid6 members onto two spares" {
 	M=($(copy_set r6-5d-64k-ls-1.2))
 	rm "${M[0]}" "${M[3]}"
-	run stripe-recover --json - --spare "$D/s0.img" --spare "$D/s3.img" "${M[1]}" "${M[2]}" "${M[4]}"
+	run stripe-recover --json --spare "$D/s0.img" --spare "$D/s3.img" "${M[1]}" "${M[2]}" "${M[4]}"
 	assert_success
 	jq -e '.verdict == "recovered" and .lost == [0, 3] and .array.state_after == "clean"' <<<"$output"
 	[ "$(stripe-read "$D/s0.img" "${M[1]}" "${M[2]}" "$D/s3.img" "${M[4]}" | sha)" = "$(manifest r6-5d-64k-ls-1.2 array_sha256)" ]
@@ -200,13 +257,15 @@ report_refused() {
 }
 
 @test "the runbooks leave no temporary files behind" {
-	local before after
-	before=$(ls "${TMPDIR:-/tmp}" | grep -c -e '^stripe-verify\.' -e '^stripe-recover\.' || true)
+	# a TMPDIR of their own: other runs share /tmp
+	export TMPDIR=$D/tmp
+	mkdir "$TMPDIR" "$D/out"
 	M=($(copy_set r5-4d-degraded))
-	stripe-verify -q "${M[@]}" || true
+	stripe-verify -q --json="$D/out/v.json" "${M[@]}" || true
+	stripe-verify -q --json="$D/out/e.json" "$D/nonexistent" || true
 	stripe-recover -q --dry-run "${M[@]}"
-	after=$(ls "${TMPDIR:-/tmp}" | grep -c -e '^stripe-verify\.' -e '^stripe-recover\.' || true)
-	[ "$after" = "$before" ]
+	[ -z "$(ls -A "$TMPDIR")" ] || fail "left in TMPDIR: $(ls -A "$TMPDIR")"
+	[ "$(ls -A "$D/out")" = "$(printf 'e.json\nv.json')" ] || fail "left beside the reports: $(ls -A "$D/out")"
 }
 
 @test "an installed stripe-verify finds the tools installed beside it" {

@@ -17,7 +17,7 @@ setup() {
 # pipeline LEVEL: runs it on four 32 MiB image files and checks the outcome.
 pipeline() {
 	run stripe-mkfs-bench -l "$1" -c 64K --image-size 32M --bench-size 4M --char-size 64K \
-		--json "$D/report.json" "$D"/d{0,1,2,3}.img
+		--json="$D/report.json" "$D"/d{0,1,2,3}.img
 	assert_success
 	assert_output --partial "mkfs.ext4 -b 4096 -E stride=16,stripe_width=$2"
 	assert_output --regexp "raid$1-4d-64K +4 "
@@ -28,6 +28,9 @@ pipeline() {
 	stripe-read -q "$D"/d*.img > "$D/array.img"
 	e2fsck -fn "$D/array.img"
 	[ "$(jq -r .verdict "$D/report.json")" = consistent ]
+	# the benchmark as numbers, with the format that says so
+	jq -e '.format == 2 and .bench.parameters.size_bytes == 4194304 and .bench.results.block_write.rate_bytes_per_s > 0' \
+		"$D/report.json" > /dev/null || fail "$(cat "$D/report.json")"
 	[ "$(stripe-examine --json "$D"/d*.img | jq -r .array.needs_resync)" = false ]
 }
 
