@@ -69,8 +69,10 @@ static void usage(FILE *out)
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
-		"Exit status: 0 mapped and unmapped cleanly, 2 error (nothing mapped, or an\n"
-		"I/O error while mapped).\n");
+		"Exit status: 0 mapped, and unmapped with every byte served (read errors\n"
+		"rebuilt from the other members are named on stderr), 1 a read no member\n"
+		"could serve (answered EIO, named), 2 error (nothing mapped, or a write\n"
+		"error while mapped).\n");
 }
 
 struct options {
@@ -98,7 +100,7 @@ struct map {
 	pthread_mutex_t mu;          /* guards mtime */
 	struct timespec mtime;
 	atomic_int opens;
-	atomic_bool io_failed, write_failed;  /* write_failed: also a failed fsync */
+	atomic_bool unserved, write_failed;  /* a read answered EIO; a write or fsync failed */
 	struct fuse *fuse;
 	pthread_t loop_thread;
 	sigset_t sigs;               /* handled by the signal thread */
@@ -162,7 +164,7 @@ static int read_by_engine(struct map *m, uint8_t *buf, size_t len, off_t off)
 	if (engineset_read(&m->engines, (uint64_t)off, len, copy_out, &b, &d) < 0) {
 		report(m, "%s: reading %zu bytes at offset %lld: %s", m->a->members[0].path, len,
 		       (long long)off, d.msg);
-		atomic_store(&m->io_failed, true);
+		atomic_store(&m->unserved, true);
 		return -EIO;
 	}
 	return 0;
@@ -619,14 +621,14 @@ static int open_array(struct array *a, const struct options *o)
 }
 
 /* A member's read error the engine read around: the reader got the right
- * bytes, but the disk is failing, which the exit status says too. */
+ * bytes, so the status stays 0 (every byte served), but the disk is
+ * failing, which is said. */
 static void note_mended(void *ctx, const struct member *mb, uint64_t offset, size_t len)
 {
 	struct map *m = ctx;
 
 	report(m, "%s: read error at bytes %llu-%llu; rebuilt from the other members", mb->path,
 	       (unsigned long long)offset, (unsigned long long)(offset + len - 1));
-	atomic_store(&m->io_failed, true);
 }
 
 static void map_setup(struct map *m, struct array *a, const struct options *o)
@@ -648,7 +650,7 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	clock_gettime(CLOCK_REALTIME, &m->mapped_at);
 	m->mtime = m->mapped_at;
 	atomic_init(&m->opens, 0);
-	atomic_init(&m->io_failed, false);
+	atomic_init(&m->unserved, false);
 	atomic_init(&m->write_failed, false);
 }
 
@@ -746,7 +748,7 @@ static int finish(struct map *m, bool was_clean)
 	int rc = 0;
 
 	if (m->read_only)
-		return atomic_load(&m->io_failed) ? -1 : 0;
+		return 0;
 	if (sync_members(m, &d) < 0) {
 		report(m, "%s", d.msg);
 		return -1;
@@ -760,7 +762,7 @@ static int finish(struct map *m, bool was_clean)
 		report(m, "%s", d.msg);
 		rc = -1;
 	}
-	return atomic_load(&m->io_failed) ? -1 : rc;
+	return rc;
 }
 
 /* Every request allocates the engine's stripe buffers and its copy of a
@@ -820,5 +822,6 @@ int main(int argc, char **argv)
 		rc = -1;
 	pthread_mutex_destroy(&m.mu);
 	array_close(&a);
-	return rc < 0 ? EXIT_ERROR : EXIT_OK;
+	/* the data tools' rule: 1 when a range could not be served */
+	return rc < 0 ? EXIT_ERROR : atomic_load(&m.unserved) ? EXIT_PROBLEM : EXIT_OK;
 }

@@ -128,7 +128,7 @@ setup() {
 	assert_failure 2
 	[ "$stderr" = "stripe-recover: unrecognized option '--x'"$'\n'"Try 'stripe-recover --help'." ] || fail "$stderr"
 	M=($(copy_set r5-4d-degraded))
-	run --separate-stderr stripe-recover -qn --json="$D/r.json" "${M[@]}"
+	run --separate-stderr stripe-recover -qf --dry-run --json="$D/r.json" "${M[@]}"
 	assert_success
 	assert_output "verdict: would_rebuild"
 	[ "$(jq -r .verdict "$D/r.json")" = would_rebuild ]
