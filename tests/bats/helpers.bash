@@ -167,12 +167,12 @@ copy_set() {
 # mdadm's 64 MiB chunk gives.  The bitmap is at sector 16 (8 after the
 # superblock): its chunk size at byte 52, the bits from byte 256.
 bitmap_chunk() {
-	local b=$1 m
+	local b=$1 m bytes
 	shift
+	printf -v bytes '\\x%02x\\x%02x\\x%02x\\x%02x' $((b & 255)) $((b >> 8 & 255)) \
+		$((b >> 16 & 255)) $((b >> 24 & 255))
 	for m in "$@"; do
-		printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((b & 255)) $((b >> 8 & 255)) \
-			$((b >> 16 & 255)) $((b >> 24 & 255)))" |
-			dd of="$m" bs=1 seek=$((8192 + 52)) conv=notrunc status=none
+		printf "$bytes" | dd of="$m" bs=1 seek=$((8192 + 52)) conv=notrunc status=none
 		dd if=/dev/zero of="$m" bs=1 count=1 seek=$((8192 + 256)) conv=notrunc status=none
 	done
 }
