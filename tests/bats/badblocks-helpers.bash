@@ -14,10 +14,14 @@ logged() {
 # all-ones filler, the superblock says the log is in use, and the sectors
 # hold garbage.
 log_entry() {
-	local file=$1 slot=$2 count=${4:-8} e i bytes="" log
+	local file=$1 slot=$2 count=${4:-8} e i byte bytes="" log
 	e=$(($3 << 10 | count))
 	log=$((8 + $(od -An -td4 -j $((4096 + 188)) -N4 "$file")))
-	for ((i = 0; i < 8; i++)); do bytes+=$(printf '\\x%02x' $(((e >> (8 * i)) & 255))); done
+	# printf -v: a command substitution would fork once a byte
+	for ((i = 0; i < 8; i++)); do
+		printf -v byte '\\x%02x' $(((e >> (8 * i)) & 255))
+		bytes+=$byte
+	done
 	printf "$bytes" | dd of="$file" bs=1 seek=$((log * 512 + 8 * slot)) conv=notrunc status=none
 	head -c $((8 * (511 - slot))) /dev/zero | tr '\0' '\377' |
 		dd of="$file" bs=1 seek=$((log * 512 + 8 * slot + 8)) conv=notrunc status=none

@@ -16,12 +16,13 @@ setup() {
 	M=("$SET"/member0.img "$SET"/member1.img "$SET"/member2.img "$SET"/member3.img)
 }
 
-# sums FILE...: sha256 of those that are regular files.
+# sums FILE...: sha256 of those that are regular files, in one process.
 sums() {
-	local m
+	local m files=()
 	for m in "$@"; do
-		if [ -f "$m" ]; then sha256sum "$m"; fi
+		if [ -f "$m" ]; then files+=("$m"); fi
 	done
+	[ ${#files[@]} -eq 0 ] || sha "${files[@]}"
 }
 
 # refused WHAT PATTERN MEMBER...: both tools exit 2 with one stderr line
