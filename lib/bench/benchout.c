@@ -409,6 +409,7 @@ static void json_params(struct json *j, const struct bench_report *rep)
 	if (t->kind == BENCH_ARRAY && t->array) {
 		const struct geometry *g = &t->array->geo;
 		char lay[64];
+		int r;
 
 		json_object(j, "array");
 		json_str(j, "level", level_name(g->level));
@@ -418,6 +419,13 @@ static void json_params(struct json *j, const struct bench_report *rep)
 			json_str(j, "layout", lay);
 		json_uint(j, "size_bytes", g->array_sectors * 512);
 		json_uint(j, "missing", (uint64_t)t->array->missing);
+		/* the roles served from parity or copies, as stderr names them:
+		 * a degraded array's figures are not a whole one's */
+		json_array(j, "degraded_roles");
+		for (r = 0; r < g->raid_disks && r < ST_MAX_DISKS; r++)
+			if (!t->array->role[r])
+				json_int(j, NULL, r);
+		json_close(j);
 		json_close(j);
 	}
 	json_close(j);

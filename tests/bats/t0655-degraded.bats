@@ -113,6 +113,13 @@ members_sha() {
 		fail "stderr: $stderr"
 }
 
+@test "stripe-bench --array --json names the roles it served from parity" {
+	make_array -l 6 -n 6
+	run --separate-stderr stripe-bench --hdparm --seconds 0.15 --json --array "$D"/m{0..3}.img
+	assert_success
+	[ "$(jq -c .parameters.array.degraded_roles <<<"$output")" = "[4,5]" ] || fail "$output"
+}
+
 @test "stripe-map read-write refuses roles not given without --run, before mapping anything" {
 	make_array -l 6 -n 6
 	mkdir "$D/mnt"

@@ -161,9 +161,11 @@ recovery_offset() {
 	  "$(mdadm --examine "${M[0]}" | sed -n 's/ *Events : //p')" ]
 }
 
-@test "a rebuild killed at five random points resumes each time and ends with the array whole" {
+@test "a rebuild killed at random points (five; two in the sanitized run) resumes each time and ends with the array whole" {
 	command -v mdadm >/dev/null || skip "mdadm is not installed (the host's --examine reads the half-built member)"
-	local kills=0 tries=0 ms pid st off prev=0 offs=() want t0 start full left sectors=$((96 * 2048))
+	local kills=0 tries=0 ms pid st off prev=0 offs=() want t0 start full left sectors=$((96 * 2048)) points=5
+	# the sanitized run resumes the same code under ASan: two points show it
+	in_plain_suite || [ -n "${STRIPE_FULL:-}" ] || points=2
 	stripe-create -q -l 6 -n 6 -c 64K --image-size 96M "$D"/m{0..5}.img
 	head -c 250M /dev/urandom | stripe-write -q --progress none "$D"/m{0..5}.img
 	want=$(stripe-read "$D"/m{0..5}.img | sha)
@@ -180,7 +182,7 @@ recovery_offset() {
 	full=$((($(date +%s%N) - t0) / 1000000 - start))
 	((full >= 50)) || full=50
 	left=$full
-	while ((kills < 5 && tries < 25)); do
+	while ((kills < points && tries < 25)); do
 		tries=$((tries + 1))
 		if ((prev == 0)); then
 			# a fresh start: the replacements are lost again
@@ -212,7 +214,7 @@ recovery_offset() {
 		prev=$off
 		left=$((full * (sectors - off) / sectors))
 	done
-	((kills == 5)) || fail "only $kills of $tries kills fell inside a rebuild"
+	((kills == points)) || fail "only $kills of $tries kills fell inside a rebuild"
 	printf '%s\n' "${offs[@]}" | grep -qE '^[1-9][0-9]*$' ||
 		fail "no kill left a recovery offset that mdadm --examine shows: ${offs[*]}"
 	run stripe-rebuild --progress none --replace 1="$D/n1.img" --replace 4="$D/n4.img" "$D"/m{0,2,3,5}.img

@@ -270,7 +270,7 @@ report_refused() {
 
 @test "an installed stripe-verify finds the tools installed beside it" {
 	local d=$BATS_TEST_TMPDIR/root
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr > /dev/null
+	make -s -C "$TOP" -o all install DESTDIR="$d" PREFIX=/usr > /dev/null
 	run env -u STRIPE_BIN PATH="$d/usr/bin:/usr/bin:/bin" "$d/usr/bin/stripe-verify" -q "$FIX"/r6-5d-64k-ls-1.2/member*.img
 	assert_success
 	assert_output "verdict: healthy"
