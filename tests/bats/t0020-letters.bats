@@ -3,6 +3,7 @@
 # the array tools and the scripts that drive them take mdadm's letters,
 # stripe-bench bonnie++'s.  A spec per row of the two tables, read off each
 # tool's --help (what the letters do is specified with each tool).
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

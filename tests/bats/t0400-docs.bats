@@ -2,6 +2,7 @@
 # Documentation: the man pages render cleanly, every tool has its page and
 # its bash completion, and both list exactly the options the tool's --help
 # lists, so that the docs cannot drift from the code.
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

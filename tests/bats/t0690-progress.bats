@@ -3,6 +3,7 @@
 # a timestamped line in logs, nothing with -q, bytes and rate alone from a
 # pipe. STRIPE_PROGRESS_INTERVAL=0 reports at every step, so that a run of
 # a fraction of a second shows what a long one shows every 10 s.
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

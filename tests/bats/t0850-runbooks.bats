@@ -2,6 +2,7 @@
 # The runbooks: stripe-verify tells a healthy array from a sick one in one
 # report and an exit status a cron job can act on; stripe-recover brings a
 # degraded array back whole.
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

@@ -2,6 +2,7 @@
 # stripe-mkfs-bench: the whole pipeline (create, map, mkfs, mount, bench,
 # unmount, check) on four image files, for RAID0, 5 and 6; afterwards the
 # array is consistent and its ext4 clean.  Needs root (FUSE, loop mounts).
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

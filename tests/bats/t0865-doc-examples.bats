@@ -5,6 +5,7 @@
 # stand for the devices (dev/sdb1 for /dev/sdb1), directories for the mount
 # points and logs, and a mail that keeps what it is sent; the exit status of
 # every command is checked.
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

@@ -2,6 +2,7 @@
 # stripe-sweep: a matrix of levels, member counts and chunk sizes on file
 # members gives a CSV line per array that bon_csv2txt reads, a table with
 # the CSV's numbers, and PNG and SVG plots that are real, non-blank images.
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

@@ -18,7 +18,8 @@ fill() {
 	shift
 	mkdir -p "$W/$name.map" "$W/$name.fs"
 	eval "$(stripe-examine --export "$@")"
-	stripe-map --foreground -q "$@" "$W/$name.map" 2> "$W/$name.err" &
+	# --run: the degraded set is written without its lost member on purpose
+	stripe-map --foreground --run -q "$@" "$W/$name.map" 2> "$W/$name.err" &
 	pid=$!
 	for _ in $(seq 100); do [ -e "$W/$name.map/array" ] && break; sleep 0.1; done
 	# shellcheck disable=SC2086 # options, split on purpose
