@@ -165,6 +165,8 @@ int geometry_spec_parse(const char *spec, struct geometry_spec *s, struct diag *
 		return diag_fail(d, "--geometry: empty");
 	if (strlen(spec) > SPEC_MAX_LEN)
 		return diag_fail(d, "--geometry: longer than %d characters", SPEC_MAX_LEN);
+	if (*spec == ',' || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,"))
+		return diag_fail(d, "--geometry: an empty field (two commas, or one at an end)");
 	strcpy(copy, spec);
 	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(item, '=');
