@@ -99,3 +99,23 @@ zeroed_set() {
 	level=5,chunk=64K,size=8128K,layout=diagonal,order=0:1:2:3|--geometry: layout:
 	SPECS
 }
+
+@test "check --geometry finds a zeroed set consistent under its SPEC" {
+	local set=r6-5d-64k-ls-1.2
+	run stripe-check -q --geometry "$(spec_of $set)" $(zeroed_set $set)
+	assert_success
+	assert_output --partial ": 0 inconsistent"
+}
+
+@test "check --geometry finds every row inconsistent under a wrong order" {
+	local set=r6-5d-64k-ls-1.2
+	run stripe-check -q --geometry "$(spec_of $set 1:0:2:3:4)" $(zeroed_set $set)
+	assert_failure 1
+	assert_output --partial "1792 units of 4 KiB: 1792 inconsistent"
+}
+
+@test "check refuses --repair with --geometry before opening a member" {
+	run --separate-stderr stripe-check --repair --geometry "$(spec_of r5-4d-64k-rs-1.0)" "$BATS_TEST_TMPDIR/none.img"
+	assert_failure 2
+	[[ $stderr == "stripe-check: --geometry: not with --repair;"* ]]
+}
