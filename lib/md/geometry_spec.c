@@ -25,16 +25,16 @@ static const char *const field_names[F_COUNT] = {
 static int parse_sectors(const char *field, const char *v, uint64_t *out, struct diag *d)
 {
 	static const char units[] = "KMGT";
-	unsigned long long n;
+	unsigned long long n, per;
 	const char *u;
 	char *end;
 
 	if (*v < '0' || *v > '9')
-		return diag_fail(d, "--geometry: %s: '%s' is not a size (a number then s, K, M, G or T)", field, v);
+		return diag_fail(d, "--geometry: %s: '%.40s' is not a size (a number then s, K, M, G or T)", field, v);
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	if (errno || !*end || end[1])
-		return diag_fail(d, "--geometry: %s: '%s' is not a size (a number then s, K, M, G or T)", field, v);
+		return diag_fail(d, "--geometry: %s: '%.40s' is not a size (a number then s, K, M, G or T)", field, v);
 	if (*end == 's') {
 		if (n > SPEC_MAX_SECTORS)
 			return diag_fail(d, "--geometry: %s: %s is too large", field, v);
@@ -43,19 +43,11 @@ static int parse_sectors(const char *field, const char *v, uint64_t *out, struct
 	}
 	u = strchr(units, *end);
 	if (!u)
-		return diag_fail(d, "--geometry: %s: '%s' is not a size (a number then s, K, M, G or T)", field, v);
-	/* K is two sectors' worth of halves: K -> n * 2 sectors, M -> n * 2048 ... */
-	for (int i = 0; i <= u - units; i++) {
-		if (i == 0) {
-			if (n > SPEC_MAX_SECTORS / 2)
-				return diag_fail(d, "--geometry: %s: %s is too large", field, v);
-			n *= 2;
-		} else {
-			if (n > SPEC_MAX_SECTORS / 1024)
-				return diag_fail(d, "--geometry: %s: %s is too large", field, v);
-			n *= 1024;
-		}
-	}
+		return diag_fail(d, "--geometry: %s: '%.40s' is not a size (a number then s, K, M, G or T)", field, v);
+	per = 2ULL << (10 * (u - units));     /* sectors in a K, M, G, T */
+	if (n > SPEC_MAX_SECTORS / per)
+		return diag_fail(d, "--geometry: %s: %s is too large", field, v);
+	n *= per;
 	*out = n;
 	return 0;
 }

@@ -54,7 +54,7 @@ static void refused(const char *s, const char *want)
 {
 	int rc = geometry_spec_parse(s, &spec, &d);
 
-	ok(rc == -1 && strstr(d.msg, want) && !strchr(d.msg, '\n'), "refused naming '%s': %s -> %s", want, s,
+	ok(rc == -1 && strstr(d.msg, want) && !strchr(d.msg, '\n'), "refused naming '%s': %.80s -> %s", want, s,
 	   rc ? d.msg : "accepted");
 }
 
