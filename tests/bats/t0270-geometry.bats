@@ -10,18 +10,19 @@ setup_file() {
 }
 
 # spec_of SET [ORDER]: the SPEC the set's MANIFEST describes, its members
-# in role order unless ORDER is given.
+# in role order unless ORDER is given (a mirror has no chunk or layout).
 spec_of() {
-	local set=$1 order=$2 n r
+	local set=$1 order=$2 n r level spread=
 	n=$(manifest "$set" raid_devices)
+	level=$(manifest "$set" level)
 	if [ -z "$order" ]; then
 		order=0
 		for ((r = 1; r < n; r++)); do order+=":$r"; done
 	fi
-	printf 'level=%s,chunk=%sK,layout=%s,data-offset=%ss,size=%sK,order=%s' \
-		"$(manifest "$set" level)" $(($(manifest "$set" chunk_bytes) / 1024)) \
-		"$(manifest "$set" layout_name)" "$(manifest "$set" member0.data_offset_sectors)" \
-		"$(manifest "$set" component_size_kib)" "$order"
+	[ "$level" = raid1 ] ||
+		spread=",chunk=$(($(manifest "$set" chunk_bytes) / 1024))K,layout=$(manifest "$set" layout_name)"
+	printf 'level=%s%s,data-offset=%ss,size=%sK,order=%s' "$level" "$spread" \
+		"$(manifest "$set" member0.data_offset_sectors)" "$(manifest "$set" component_size_kib)" "$order"
 }
 
 # zeroed_set SET: a copy of the set with its superblock areas zeroed, as a
@@ -52,6 +53,11 @@ zeroed_set() {
 
 @test "read --geometry of a 0.90 set with the superblock area at its end zeroed gives md's bytes" {
 	local set=r6-4d-64k-0.90
+	[ "$(stripe-read --geometry "$(spec_of $set)" $(zeroed_set $set) | sha)" = "$(manifest $set array_sha256)" ]
+}
+
+@test "read --geometry of a 0.90 mirror with the superblock area zeroed gives md's bytes" {
+	local set=r1-3d-0.90
 	[ "$(stripe-read --geometry "$(spec_of $set)" $(zeroed_set $set) | sha)" = "$(manifest $set array_sha256)" ]
 }
 
