@@ -50,6 +50,8 @@ static int roles_of(const struct geometry_spec *s, int n, int *role, struct diag
 	for (int i = 0; i < n; i++)
 		role[i] = -1;
 	for (int r = 0; r < s->raid_disks; r++) {
+		if (s->order[r] == SPEC_MISSING && s->level == MD_LEVEL_RAID0)
+			return diag_fail(d, "--geometry: order: raid0 has no redundancy; no role can be missing");
 		if (s->order[r] == SPEC_MISSING)
 			continue;
 		if (s->order[r] >= n)
@@ -88,8 +90,6 @@ int array_open_spec(struct array *a, char *const *paths, int n, const struct geo
 		a->role[role[i]] = &a->members[i];
 	}
 	a->ref = &a->members[0].sb;
-	if (s->level == MD_LEVEL_RAID0 && s->raid_disks != n)
-		return diag_fail(d, "--geometry: order: raid0 has no redundancy; no role can be missing");
 	for (int r = 0; r < s->raid_disks; r++)
 		sizes[r] = s->size;
 	if (geometry_init(&a->geo, s->level, s->layout, s->raid_disks, s->chunk_sectors, s->size, sizes, d) < 0)
