@@ -42,6 +42,8 @@ static void usage(FILE *out)
 		"      --json[=FILE]       one JSON document with a record per unit, on\n"
 		"                          standard output, or replacing FILE whole\n"
 		"                          beside the text report\n"
+		"      --geometry SPEC     check the members as SPEC describes, not as their\n"
+		"                          superblocks do (not with --repair; see stripe-read(1))\n"
 		"      --files             on ext2/3/4: name the file, directory or metadata\n"
 		"                          at each unit hurt (read through the members)\n"
 		"      --progress MODE     auto, bar, log or none (default auto)\n"
@@ -488,6 +490,7 @@ int main(int argc, char **argv)
 		{ "prefer", required_argument, NULL, 'p' },
 		{ "json", optional_argument, NULL, 'j' },
 		{ "files", no_argument, NULL, 'f' },
+		{ "geometry", required_argument, NULL, 'G' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -501,6 +504,7 @@ int main(int argc, char **argv)
 	struct check_result res;
 	struct run run = { 0 };
 	struct array a;
+	struct geometry_spec spec;
 	struct diag d, fd = { "" };
 	char **descs = NULL;
 	int c, rc;
@@ -532,6 +536,13 @@ int main(int argc, char **argv)
 				return EXIT_ERROR;
 			break;
 		case 'f': run.files = true; break;
+		case 'G':
+			if (geometry_spec_parse(optarg, &spec, &d) < 0) {
+				fprintf(stderr, TOOL ": %s\n", d.msg);
+				return failed(&run, NULL);
+			}
+			given.geometry = &spec;
+			break;
 		case 'P':
 			if (progress_option(TOOL, optarg, &pmode) < 0)
 				return failed(&run, NULL);
@@ -542,6 +553,12 @@ int main(int argc, char **argv)
 		case 'V': cli_version(TOOL); return EXIT_OK;
 		default: return cli_usage_error(TOOL, NULL);
 		}
+	}
+	/* a SPEC is a guess until the data bears it out: nothing is written on one */
+	if (given.geometry && o.repair) {
+		fprintf(stderr, TOOL ": --geometry: not with --repair; check with it, then write the superblocks "
+			"(stripe-create --assume-clean) and repair on them\n");
+		return failed(&run, NULL);
 	}
 	run.human = json_out_human(&run.out);
 	given.paths = argv + optind;

@@ -34,6 +34,8 @@ static void usage(FILE *out)
 		"  -o, --output FILE       write to FILE instead of standard output\n"
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
 		"                          (original or alternate)\n"
+		"      --geometry SPEC     read the members as SPEC describes, not as their\n"
+		"                          superblocks do (see stripe-read(1))\n"
 		"      --progress MODE     auto, bar, log or none (default auto)\n"
 		"  -q, --quiet             print no warnings about left-out members, no progress\n"
 		"  -v, --verbose           say which members are used\n"
@@ -111,6 +113,7 @@ int main(int argc, char **argv)
 		{ "length", required_argument, NULL, 'L' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "raid0-layout", required_argument, NULL, 'R' },
+		{ "geometry", required_argument, NULL, 'G' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -128,6 +131,7 @@ int main(int argc, char **argv)
 	enum progress_mode pmode = PROGRESS_AUTO;
 	int c, quiet = 0, verbose = 0, rc;
 	struct array a;
+	struct geometry_spec spec;
 	struct diag d;
 
 	cli_getopt_name(argv, TOOL);
@@ -147,6 +151,13 @@ int main(int argc, char **argv)
 				fprintf(stderr, TOOL ": --raid0-layout: '%s' is neither original nor alternate\n", optarg);
 				return EXIT_ERROR;
 			}
+			break;
+		case 'G':
+			if (geometry_spec_parse(optarg, &spec, &d) < 0) {
+				fprintf(stderr, TOOL ": %s\n", d.msg);
+				return EXIT_ERROR;
+			}
+			given.geometry = &spec;
 			break;
 		case 'P':
 			if (progress_option(TOOL, optarg, &pmode) < 0)

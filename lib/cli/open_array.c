@@ -142,7 +142,7 @@ static void say_not_formed(const struct cli_members *m, const struct array *a, c
 	for (i = 0; a->members && i < a->nmembers; i++)
 		if (a->members[i].has_sb)
 			break;
-	if (!a->members || i < a->nmembers) {
+	if (!a->members || i < a->nmembers || m->geometry) {
 		fprintf(stderr, "%s: %s\n", m->tool, d->msg);
 		return;
 	}
@@ -158,7 +158,8 @@ int cli_open_array(struct array *a, const struct cli_members *m)
 		return -1;
 	if ((m->aopt.mode == DEV_WRITE || m->dry_run) && refuse_busy(m) < 0)
 		return -1;
-	if (array_open(a, m->paths, m->n, &m->aopt, &d) < 0) {
+	if (m->geometry ? array_open_spec(a, m->paths, m->n, m->geometry, &d) < 0
+			: array_open(a, m->paths, m->n, &m->aopt, &d) < 0) {
 		say_not_formed(m, a, &d);
 		array_close(a);
 		return -1;

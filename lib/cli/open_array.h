@@ -36,6 +36,9 @@ struct cli_members {
 	 * asks cli_refuse_left_out itself once its targets are known. */
 	bool run;
 	bool roles_later;
+	/* --geometry: the array as this describes it, no superblock read
+	 * (NULL: assembled from the superblocks). */
+	const struct geometry_spec *geometry;
 	bool say_degraded;           /* one line when roles are served from redundancy */
 	enum cli_say say;
 };

@@ -9,6 +9,7 @@
 
 #include "io/dev.h"
 #include "util/diag.h"
+#include "md/geometry_spec.h"
 #include "md/layout.h"
 #include "md/super.h"
 
@@ -77,6 +78,13 @@ struct array {
 int array_open(struct array *a, char *const *paths, int n,
 	       const struct array_options *opt, struct diag *d);
 void array_close(struct array *a);
+
+/* Opens the members read-only as the array SPEC describes, path i as the
+ * member the SPEC's order calls i: no superblock is read, so the array has
+ * no events, bitmap or bad-block logs, and every role given is in sync.
+ * Fails when a member is too small for the SPEC or holds no role. */
+int array_open_spec(struct array *a, char *const *paths, int n, const struct geometry_spec *s,
+		    struct diag *d);
 
 /* Fails with a message naming the missing roles when the data cannot be
  * read with the members held. */

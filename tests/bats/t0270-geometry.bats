@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# --geometry SPEC: the read-only tools read members whose superblocks are
+# gone as the SPEC describes them, and give md's bytes.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	fixtures_ready
+}
+
+# spec_of SET [ORDER]: the SPEC the set's MANIFEST describes, its members
+# in role order unless ORDER is given (a mirror has no chunk or layout).
+spec_of() {
+	local set=$1 order=$2 n r level spread=
+	n=$(manifest "$set" raid_devices)
+	level=$(manifest "$set" level)
+	if [ -z "$order" ]; then
+		order=0
+		for ((r = 1; r < n; r++)); do order+=":$r"; done
+	fi
+	[ "$level" = raid1 ] ||
+		spread=",chunk=$(($(manifest "$set" chunk_bytes) / 1024))K,layout=$(manifest "$set" layout_name)"
+	printf 'level=%s%s,data-offset=%ss,size=%sK,order=%s' "$level" "$spread" \
+		"$(manifest "$set" member0.data_offset_sectors)" "$(manifest "$set" component_size_kib)" "$order"
+}
+
+# zeroed_set SET: a copy of the set with its superblock areas zeroed, as a
+# --zero-superblock or a reinstall leaves them: 1.1/1.2 everything before
+# the data offset, 0.90/1.0 everything after the data (the last 128 KiB the
+# issue names, cut where these small members keep data in it).
+zeroed_set() {
+	local set=$1 m off end
+	off=$(manifest "$set" member0.data_offset_sectors)
+	end=$(manifest "$set" component_size_kib)
+	for m in $(copy_set "$set"); do
+		if [ "$off" -gt 0 ]; then
+			dd if=/dev/zero of="$m" bs=512 count="$off" conv=notrunc status=none
+		else
+			dd if=/dev/zero of="$m" bs=1024 seek="$end" count=$(($(stat -c %s "$m") / 1024 - end)) \
+				conv=notrunc status=none
+		fi
+		echo "$m"
+	done
+}
+
+@test "read --geometry of a 1.2 set with its superblocks zeroed gives md's bytes" {
+	local set=r6-5d-64k-ls-1.2
+	run stripe-read $(zeroed_set $set)
+	assert_failure 2
+	[ "$(stripe-read --geometry "$(spec_of $set)" $(zeroed_set $set) | sha)" = "$(manifest $set array_sha256)" ]
+}
+
+@test "read --geometry of a 0.90 set with the superblock area at its end zeroed gives md's bytes" {
+	local set=r6-4d-64k-0.90
+	[ "$(stripe-read --geometry "$(spec_of $set)" $(zeroed_set $set) | sha)" = "$(manifest $set array_sha256)" ]
+}
+
+@test "read --geometry of a 0.90 mirror with the superblock area zeroed gives md's bytes" {
+	local set=r1-3d-0.90
+	[ "$(stripe-read --geometry "$(spec_of $set)" $(zeroed_set $set) | sha)" = "$(manifest $set array_sha256)" ]
+}
+
+@test "read --geometry with two roles missing rebuilds them from P and Q" {
+	local set=r6-5d-64k-ls-1.2 m
+	m=($(zeroed_set $set))
+	run bash -c "stripe-read --geometry '$(spec_of $set 0:missing:1:2:missing)' ${m[0]} ${m[2]} ${m[3]} | sha256sum"
+	assert_success
+	assert_output --partial "$(manifest $set array_sha256)"
+}
+
+@test "read --geometry takes the members in the order the SPEC names, not as given" {
+	local set=r5-4d-64k-rs-1.0 m
+	m=($(zeroed_set $set))
+	[ "$(stripe-read -q --geometry "$(spec_of $set 2:0:3:1)" ${m[1]} ${m[3]} ${m[0]} ${m[2]} | sha)" = \
+		"$(manifest $set array_sha256)" ]
+}
+
+@test "read --geometry with a wrong order gives other bytes" {
+	local set=r5-4d-64k-rs-1.0
+	[ "$(stripe-read -q --geometry "$(spec_of $set 1:0:2:3)" $(zeroed_set $set) | sha)" != \
+		"$(manifest $set array_sha256)" ]
+}
+
+@test "read --geometry never writes to the members" {
+	local set=r5-4d-64k-rs-1.0 before
+	before=$(cat $(zeroed_set $set) | sha)
+	stripe-read -q --geometry "$(spec_of $set)" $(in_role_order "$BATS_TEST_TMPDIR/$set"/member*.img) >/dev/null
+	[ "$(cat $(in_role_order "$BATS_TEST_TMPDIR/$set"/member*.img) | sha)" = "$before" ]
+}
+
+@test "read --geometry refuses a bad SPEC with exit 2 and one line naming the field" {
+	local spec want
+	while IFS='|' read -r spec want; do
+		run --separate-stderr stripe-read --geometry "$spec" $(members r5-4d-64k-rs-1.0)
+		[ "$status" -eq 2 ] || fail "$spec: exit $status"
+		[ -z "$output" ] || fail "$spec: wrote to stdout"
+		[ "${#stderr_lines[@]}" -eq 1 ] || fail "$spec: ${#stderr_lines[@]} lines: $stderr"
+		[[ $stderr == "stripe-read: "*"$want"* ]] || fail "$spec: $stderr"
+	done <<-'SPECS'
+	level=5,chunk=48K,size=8128K,order=0:1:2:3|--geometry: chunk: 96 sectors is not a power of two
+	level=5,chunk=64K,size=8128K,order=0:1:2:7|--geometry: order: role 3 names member 7; 4 members given
+	level=5,chunk=64K,size=8128K,order=0:1:2|--geometry: order: member 3 is given but holds no role
+	level=5,chunk=64K,size=1G,order=0:1:2:3|member0.img: 8388608 bytes; the --geometry data-offset and size need 1073741824
+	level=5,chunk=64K,size=8128K,layout=diagonal,order=0:1:2:3|--geometry: layout:
+	SPECS
+}
+
+@test "check --geometry finds a zeroed set consistent under its SPEC" {
+	local set=r6-5d-64k-ls-1.2
+	run stripe-check -q --geometry "$(spec_of $set)" $(zeroed_set $set)
+	assert_success
+	assert_output --partial ": 0 inconsistent"
+}
+
+@test "check --geometry finds every row inconsistent under a wrong order" {
+	local set=r6-5d-64k-ls-1.2
+	run stripe-check -q --geometry "$(spec_of $set 1:0:2:3:4)" $(zeroed_set $set)
+	assert_failure 1
+	assert_output --partial "1792 units of 4 KiB: 1792 inconsistent"
+}
+
+@test "check refuses --repair with --geometry before opening a member" {
+	run --separate-stderr stripe-check --repair --geometry "$(spec_of r5-4d-64k-rs-1.0)" "$BATS_TEST_TMPDIR/none.img"
+	assert_failure 2
+	[[ $stderr == "stripe-check: --geometry: not with --repair;"* ]]
+}
