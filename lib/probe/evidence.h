@@ -1,0 +1,28 @@
+/* evidence: the modules that read the sample and add candidate geometries,
+ * each from one kind of evidence.  In a candidate they add, a role may be
+ * PROBE_UNKNOWN, chunk_sectors 0 and layout -1 where they could not decide
+ * (for levels that have them), data_offset UINT64_MAX likewise; spec.size
+ * is left 0 for search to set. */
+#ifndef STRIPE_PROBE_EVIDENCE_H
+#define STRIPE_PROBE_EVIDENCE_H
+
+#include "probe/probe.h"
+
+/* RAID4/5/6 from parity and syndromes: members whose XOR is zero row by
+ * row, Q solving the data order. */
+int probe_parity(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
+		 struct diag *d);
+
+/* RAID1/10 from copies: members, or member offsets, that hold equal bytes. */
+int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
+		 struct diag *d);
+
+/* Filesystem content (ext4's superblocks, group descriptors and checksummed
+ * metadata, read through a candidate with libext2fs): completes the
+ * candidates in r where parity and copies left roles, chunk, layout or
+ * data offset undecided, rescores every candidate, and adds those content
+ * alone can find (RAID0, and arrays too degraded for parity to show). */
+int probe_content(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
+		  struct diag *d);
+
+#endif
