@@ -643,7 +643,7 @@ int main(int argc, char **argv)
 	struct bench_target t = { 0 };
 	struct bench_results r;
 	struct array a = { 0 };
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	bool was_clean = true;
 	int rc = 0, hold = -1;
 
