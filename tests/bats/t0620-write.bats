@@ -296,6 +296,18 @@ around() {
 	cmp -i 4194304 "$D/before" "$D/after" || fail "bytes from the range on changed"
 }
 
+@test "a piped write stopped at a range it cannot serve counts as written only the rows on the members" {
+	make_array -l 5 -c 64K
+	local doff=$(($(stripe-examine --json "${M[@]}" | jq -r '.members[0].data_offset_sectors') * 512))
+	# from a pipe the rest of row 16 is read once the input ends in it,
+	# while the batch of rows 0 to 15 is being written
+	head -c $((4194304 + 8192)) /dev/urandom > "$D/data"
+	STRIPE_FAULT_READ="m0.img:$((doff + 16 * 65536 + 5 * 4096)):4096" \
+		run --separate-stderr bash -c "cat '$D/data' | stripe-write --run --progress none ${M[*]:0:4}"
+	assert_failure 1
+	[[ $stderr == *"; the write stopped there: array bytes 0-4194303 written, nothing after" ]] || fail "stderr: $stderr"
+}
+
 @test "a write stopped at a range it cannot serve leaves the array clean (degraded, no resync due), so md starts it" {
 	around r5-4d-64k-ls-1.2 4096 member0.img:32768:4096 0 1 3
 	assert_failure 1
