@@ -70,9 +70,9 @@ static void usage(FILE *out)
 		"  -V, --version           show the version and exit\n"
 		"\n"
 		"Exit status: 0 mapped, and unmapped with every byte served (read errors\n"
-		"rebuilt from the other members are named on stderr), 1 a read no member\n"
-		"could serve (answered EIO, named), 2 error (nothing mapped, or a write\n"
-		"error while mapped).\n");
+		"rebuilt from the other members are named on stderr), 1 a read or write\n"
+		"too little redundancy was left to serve (answered EIO, named; the array\n"
+		"is left clean), 2 error (nothing mapped, or a write error while mapped).\n");
 }
 
 struct options {
@@ -100,7 +100,9 @@ struct map {
 	pthread_mutex_t mu;          /* guards mtime */
 	struct timespec mtime;
 	atomic_int opens;
-	atomic_bool unserved, write_failed;  /* a read answered EIO; a write or fsync failed */
+	atomic_bool unserved;        /* a read answered EIO, or a write stopped at a range it could not serve */
+	atomic_bool write_failed;    /* a write or fsync failed: later ones answer EIO */
+	atomic_bool left_dirty;      /* one failed on an error, not an unserved range */
 	struct fuse *fuse;
 	pthread_t loop_thread;
 	sigset_t sigs;               /* handled by the signal thread */
@@ -235,14 +237,17 @@ static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size
 	return 0;
 }
 
-/* A write the writer thread could not put on the members: the array is
- * left dirty, and later writes fail. */
+/* A write the writer thread could not put on the members: later writes
+ * fail, the writer having been told this one went well.  One that stopped
+ * at a range too little redundancy is left to serve wrote whole rows before
+ * it, and is the data tools' status 1; any other leaves the array dirty. */
 static void note_write_failed(void *ctx, uint64_t off, uint64_t len, const struct diag *d)
 {
 	struct map *m = ctx;
 
 	report(m, "%s: writing %llu bytes at offset %llu: %s", m->a->members[0].path,
 	       (unsigned long long)len, (unsigned long long)off, d->msg);
+	atomic_store(d->kind == DIAG_UNSERVED ? &m->unserved : &m->left_dirty, true);
 	atomic_store(&m->write_failed, true);
 }
 
@@ -321,6 +326,7 @@ static int map_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 		return -EIO;
 	if (sync_members(m, &d) < 0) {
 		report(m, "%s", d.msg);
+		atomic_store(&m->left_dirty, true);
 		atomic_store(&m->write_failed, true);
 		return -EIO;
 	}
@@ -652,6 +658,7 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	atomic_init(&m->opens, 0);
 	atomic_init(&m->unserved, false);
 	atomic_init(&m->write_failed, false);
+	atomic_init(&m->left_dirty, false);
 }
 
 /* The FUSE handle, mounted: the file system is named after the array. */
@@ -753,7 +760,7 @@ static int finish(struct map *m, bool was_clean)
 		report(m, "%s", d.msg);
 		return -1;
 	}
-	if (atomic_load(&m->write_failed)) {
+	if (atomic_load(&m->left_dirty)) {
 		report(m, "%s: a write failed while mapped: the array is left marked dirty",
 		       m->a->members[0].path);
 		return -1;
