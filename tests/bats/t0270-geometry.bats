@@ -125,3 +125,43 @@ zeroed_set() {
 	assert_failure 2
 	[[ $stderr == "stripe-check: --geometry: not with --repair;"* ]]
 }
+
+# multizone_raid0 LAYOUT: a 1.2 raid0 stripe-create makes of members of
+# three sizes (three zones) holding random bytes, then the sha of what
+# stripe-read gives with its superblocks, and the SPEC of its data sizes;
+# the superblock areas are zeroed after.  Members are $BATS_TEST_TMPDIR/m{a,b,c}.img.
+multizone_raid0() {
+	local d=$BATS_TEST_TMPDIR layout=$1 sizes
+	truncate -s 4160K "$d/ma.img"
+	truncate -s 6M "$d/mb.img"
+	truncate -s 8M "$d/mc.img"
+	stripe-create -q -l 0 -p "$layout" -c 64K "$d"/m{a,b,c}.img
+	head -c "$(stripe-examine --json "$d"/m{a,b,c}.img | jq -r .array.size_bytes)" /dev/urandom >"$d/data"
+	stripe-write --progress none -i "$d/data" "$d"/m{a,b,c}.img
+	MZ_SHA=$(stripe-read "$d"/m{a,b,c}.img | sha)
+	sizes=$(stripe-examine --json "$d"/m{a,b,c}.img | jq -r '[.members[].avail_dev_size_sectors | "\(.)s"] | join(":")')
+	MZ_SPEC="level=0,chunk=64K,raid0-layout=$layout,data-offset=2048s,sizes=$sizes,order=0:1:2"
+	for m in "$d"/m{a,b,c}.img; do
+		dd if=/dev/zero of="$m" bs=512 count=2048 conv=notrunc status=none
+	done
+}
+
+@test "read --geometry of a multi-zone raid0 with its superblocks zeroed gives what its superblocks gave" {
+	local layout
+	for layout in original alternate; do
+		multizone_raid0 $layout
+		[ "$(stripe-read --geometry "$MZ_SPEC" "$BATS_TEST_TMPDIR"/m{a,b,c}.img | sha)" = "$MZ_SHA" ] ||
+			fail "$layout: other bytes under $MZ_SPEC"
+	done
+}
+
+@test "read --geometry of a multi-zone raid0 under the other raid0-layout gives other bytes" {
+	multizone_raid0 alternate
+	[ "$(stripe-read --geometry "${MZ_SPEC/alternate/original}" "$BATS_TEST_TMPDIR"/m{a,b,c}.img | sha)" != "$MZ_SHA" ]
+}
+
+@test "read --geometry refuses a multi-zone raid0 SPEC without raid0-layout, naming the field" {
+	run --separate-stderr stripe-read --geometry "level=0,chunk=64K,sizes=3M:5M:7M,order=0:1:2" "$BATS_TEST_TMPDIR"/none.img
+	assert_failure 2
+	[[ $stderr == "stripe-read: --geometry: raid0-layout: not given; these sizes make 3 zones"* ]]
+}
