@@ -165,3 +165,38 @@ multizone_raid0() {
 	assert_failure 2
 	[[ $stderr == "stripe-read: --geometry: raid0-layout: not given; these sizes make 3 zones"* ]]
 }
+
+@test "examine --geometry shows the array the SPEC describes, and says once that member details do not apply" {
+	local set=r5-4d-64k-rs-1.0
+	run stripe-examine --geometry "$(spec_of $set 2:0:3:1)" $(zeroed_set $set)
+	assert_success
+	assert_line "     Raid Level : raid5"
+	assert_line "         Layout : right-symmetric"
+	assert_line "     Chunk Size : 64K"
+	assert_line "     Array Size : $(($(manifest $set array_size_bytes) / 1024)) KiB (23.81 MiB 24.97 MB)"
+	assert_line "    Data Offset : 0 sectors"
+	assert_line "         Role 0 : $BATS_TEST_TMPDIR/$set/member2.img"
+	[ "$(grep -c "per-member superblock details .* do not apply" <<<"$output")" -eq 1 ]
+	refute_output --partial "Magic"
+}
+
+@test "examine --geometry --json and --export say the array comes from the SPEC" {
+	local set=r6-5d-64k-ls-1.2 m
+	m=$(zeroed_set $set)
+	run stripe-examine --json --geometry "$(spec_of $set)" $m
+	assert_success
+	[ "$(jq -r '[.source, .array.size_bytes, .array.data_offset_sectors, .array.layout_name] | join(" ")' <<<"$output")" = \
+		"geometry $(manifest $set array_size_bytes) 2048 left-symmetric" ]
+	run stripe-examine --export --geometry "$(spec_of $set)" $m
+	assert_line "STRIPE_SOURCE='geometry'"
+	assert_line "STRIPE_GEOMETRY='level=6,chunk=64K,layout=left-symmetric,data-offset=2048s,size=7M,order=0:1:2:3:4'"
+}
+
+@test "examine --geometry with a role missing says degraded and exits 1" {
+	local set=r6-5d-64k-ls-1.2 m
+	m=($(zeroed_set $set))
+	run stripe-examine -q --geometry "$(spec_of $set 0:1:2:3:missing)" ${m[@]:0:4}
+	assert_failure 1
+	assert_line "          State : clean, degraded"
+	assert_line "         Role 4 : missing"
+}
