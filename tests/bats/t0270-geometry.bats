@@ -4,9 +4,14 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load map-helpers
 
 setup_file() {
 	fixtures_ready
+}
+
+teardown() {
+	map_teardown
 }
 
 # spec_of SET [ORDER]: the SPEC the set's MANIFEST describes, its members
@@ -199,4 +204,21 @@ multizone_raid0() {
 	assert_failure 1
 	assert_line "          State : clean, degraded"
 	assert_line "         Role 4 : missing"
+}
+
+@test "map -r --geometry of a set with its superblocks zeroed serves md's bytes" {
+	map_setup
+	local set=r6-5d-64k-ls-1.2
+	map_start -r --geometry "$(spec_of $set 0:missing:1:2:3)" $(zeroed_set $set | sed 2d)
+	[ "$(sha "$MNT/array")" = "$(manifest $set array_sha256)" ]
+	map_stop
+	[ "$MAP_RC" -eq 0 ] || fail "stripe-map exited $MAP_RC: $(cat "$D/map.err")"
+}
+
+@test "map --geometry without -r is refused in one line with exit 2, before any member is opened" {
+	run --separate-stderr stripe-map --geometry "$(spec_of r5-4d-64k-rs-1.0)" "$BATS_TEST_TMPDIR"/none.img "$BATS_TEST_TMPDIR"
+	assert_failure 2
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "stripe-map: --geometry: only with -r/--read-only;"* ]]
 }
