@@ -147,8 +147,9 @@ int create_guard_data(const struct create_plan *p, struct diag *d)
 {
 	if (!p->spec.assume_clean)
 		return 0;
+	/* a spare's bytes are no array's data: a rebuild writes over them */
 	for (int i = 0; i < p->n; i++)
-		if (p->m[i].path && guard_member(p, &p->m[i], d) < 0)
+		if (p->m[i].path && p->m[i].role >= 0 && guard_member(p, &p->m[i], d) < 0)
 			return -1;
 	return 0;
 }

@@ -74,3 +74,10 @@ refused_untouched() {
 	run stripe-create -q -f -l 1 "$D"/m{0,1}.img
 	assert_success
 }
+
+@test "a spare's bytes are not kept data: a spare holding them does not stop --assume-clean" {
+	truncate -s 8M "$D"/m{0,1}.img
+	head -c 8M /dev/urandom > "$D/spare.img"
+	run stripe-create -q --assume-clean -l 1 -x 1 "$D"/m{0,1}.img "$D/spare.img"
+	assert_success
+}
