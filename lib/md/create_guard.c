@@ -102,11 +102,13 @@ static int refuse(const struct create_plan *p, const struct create_member *m, co
 	char what[256] = "", range[64];
 	struct diag pd;
 
-	if ((probe_signatures_in(m->path, a->lo * 512, a->hi * 512, what, sizeof(what), &pd) < 0 || !what[0]) &&
-	    at > a->lo)
-		snprintf(what, sizeof(what), "bytes that are not zero (from sector %llu)", (unsigned long long)at);
-	else if (!what[0])
-		snprintf(what, sizeof(what), "bytes that are not zero");
+	/* blkid names what it knows there; anything else is said as found */
+	if (probe_signatures_in(m->path, a->lo * 512, a->hi * 512, what, sizeof(what), &pd) < 0 || !what[0]) {
+		if (at > a->lo)
+			snprintf(what, sizeof(what), "bytes that are not zero (from sector %llu)", (unsigned long long)at);
+		else
+			snprintf(what, sizeof(what), "bytes that are not zero");
+	}
 	if (a->hi - a->lo == 1)
 		snprintf(range, sizeof(range), "sector %llu", (unsigned long long)a->lo);
 	else
