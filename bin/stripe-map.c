@@ -92,6 +92,7 @@ struct map {
 	struct array *a;
 	char mountpoint[PATH_MAX];
 	bool read_only, use_syslog;
+	bool from_spec;              /* --geometry: no UUID to name the file system after */
 	uint64_t size;               /* bytes of the array, the file's size */
 	uint64_t blksize;            /* st_blksize: md's optimal I/O size */
 	struct engineset engines;    /* serve requests ENGINES at once; the rest wait */
@@ -660,6 +661,7 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	a->read_mended = note_mended;
 	a->read_mended_ctx = m;
 	m->read_only = o->read_only;
+	m->from_spec = o->geometry;
 	m->size = g->array_sectors * 512;
 	geometry_io_hints(g, &min_io, &m->blksize);
 	if (m->blksize < 4096)
@@ -682,7 +684,10 @@ static struct fuse *mount_map(struct map *m)
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct fuse *f;
 
-	super_uuid_str(m->a->ref->uuid, uuid);
+	if (m->from_spec)
+		snprintf(uuid, sizeof(uuid), "geometry");
+	else
+		super_uuid_str(m->a->ref->uuid, uuid);
 	snprintf(opts, sizeof(opts), "fsname=stripe:%.36s,subtype=stripe,max_read=%u%s", uuid, READ_BYTES,
 		 m->read_only ? ",ro" : "");
 	f = fuse_new(&args, &map_ops, sizeof(map_ops), m);

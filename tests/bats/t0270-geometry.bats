@@ -206,11 +206,12 @@ multizone_raid0() {
 	assert_line "         Role 4 : missing"
 }
 
-@test "map -r --geometry of a set with its superblocks zeroed serves md's bytes" {
+@test "map -r --geometry of a set with its superblocks zeroed serves md's bytes, mounted as stripe:geometry" {
 	map_setup
 	local set=r6-5d-64k-ls-1.2
 	map_start -r --geometry "$(spec_of $set 0:missing:1:2:3)" $(zeroed_set $set | sed 2d)
 	[ "$(sha "$MNT/array")" = "$(manifest $set array_sha256)" ]
+	[ "$(findmnt -no SOURCE "$MNT")" = stripe:geometry ]
 	map_stop
 	[ "$MAP_RC" -eq 0 ] || fail "stripe-map exited $MAP_RC: $(cat "$D/map.err")"
 }
