@@ -78,10 +78,15 @@ static int first_nonzero(struct dev *dv, uint64_t lo, uint64_t hi, uint64_t *at,
 
 /* Whether an md superblock already on the member accounts for the area:
  * it lies outside that array's data, among its own metadata, which a
- * re-create writes over as mdadm does. */
-static bool old_metadata(const struct md_super *old, bool have_old, const struct area *a)
+ * re-create writes over as mdadm does.  Any of them will do: a restore
+ * after a wrong re-create under another version finds the wrong array's
+ * superblock beside the one of the array it restores. */
+static bool old_metadata(const struct md_super *old, int nold, const struct area *a)
 {
-	return have_old && (a->hi <= old->data_offset || a->lo >= old->data_offset + old->data_size);
+	for (int i = 0; i < nold; i++)
+		if (a->hi <= old[i].data_offset || a->lo >= old[i].data_offset + old[i].data_size)
+			return true;
+	return false;
 }
 
 /* What to give instead: metadata where the data leaves room. */
@@ -123,16 +128,15 @@ static int refuse(const struct create_plan *p, const struct create_member *m, co
 static int guard_member(const struct create_plan *p, struct create_member *m, struct diag *d)
 {
 	struct area areas[3];
-	struct md_super old;
-	struct diag ignored;
-	bool have_old = super_load(&m->dev, &old, &ignored) == 0;
+	struct md_super old[SUPER_PLACES];
+	int nold = super_load_every(&m->dev, old);
 	int n = areas_of(p, m, areas);
 
 	for (int i = 0; i < n; i++) {
 		uint64_t at;
 		int rc;
 
-		if (old_metadata(&old, have_old, &areas[i]))
+		if (old_metadata(old, nold, &areas[i]))
 			continue;
 		if (areas[i].kind != AREA_SUPER && p->spec.force)
 			continue;

@@ -81,3 +81,15 @@ refused_untouched() {
 	run stripe-create -q --assume-clean -l 1 -x 1 "$D"/m{0,1}.img "$D/spare.img"
 	assert_success
 }
+
+@test "restoring 1.0 superblocks after a wrong 1.2 re-create passes: the old 1.0 superblock is md's, not data" {
+	local size
+	stripe-create -q -e 1.0 -l 5 -c 64K --image-size 8M "$D"/m{0,1,2}.img
+	size=$(stripe-examine --json "$D"/m{0,1,2}.img | jq -r .array.size_bytes)
+	# the first row zero: the wrong 1.2 re-create finds no data where it writes
+	{ head -c 131072 /dev/zero; head -c $((size - 131072)) /dev/urandom; } > "$D/data"
+	stripe-write --progress none -i "$D/data" "$D"/m{0,1,2}.img
+	stripe-create -q -f --assume-clean -e 1.2 -l 5 -c 64K "$D"/m{2,0,1}.img 2>/dev/null
+	run --separate-stderr stripe-create -q -f --assume-clean -e 1.0 -l 5 -c 64K "$D"/m{0,1,2}.img
+	assert_success
+}
