@@ -62,6 +62,8 @@ static void usage(FILE *out)
 		"Options:\n"
 		"  -r, --read-only         map read-only: members opened read-only, writes refused\n"
 		"  -R, --run               map read-write although roles in sync were not given\n"
+		"      --geometry SPEC     map the members as SPEC describes, no superblock read;\n"
+		"                          with -r only (see stripe-read(1))\n"
 		"      --foreground        stay in the foreground until unmapped (default: go to\n"
 		"                          the background once the file is there)\n"
 		"  -q, --quiet             no warnings about left-out members\n"
@@ -77,6 +79,8 @@ static void usage(FILE *out)
 
 struct options {
 	bool read_only, run, foreground, quiet, verbose;
+	struct geometry_spec spec;
+	bool geometry;               /* --geometry given: spec is the array */
 	char **members;
 	int nmembers;
 	const char *mountpoint;
@@ -88,6 +92,7 @@ struct map {
 	struct array *a;
 	char mountpoint[PATH_MAX];
 	bool read_only, use_syslog;
+	bool from_spec;              /* --geometry: no UUID to name the file system after */
 	uint64_t size;               /* bytes of the array, the file's size */
 	uint64_t blksize;            /* st_blksize: md's optimal I/O size */
 	struct engineset engines;    /* serve requests ENGINES at once; the rest wait */
@@ -564,12 +569,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "read-only", no_argument, NULL, 'r' },
 		{ "run", no_argument, NULL, 'R' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "geometry", required_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct diag d;
 	int c;
 
 	cli_getopt_name(argv, TOOL);
@@ -578,6 +585,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'r': o->read_only = true; break;
 		case 'R': o->run = true; break;
 		case 'f': o->foreground = true; break;
+		case 'G':
+			if (geometry_spec_parse(optarg, &o->spec, &d) < 0) {
+				fprintf(stderr, TOOL ": %s\n", d.msg);
+				return -1;
+			}
+			o->geometry = true;
+			break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
@@ -588,6 +602,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (argc - optind < 2) {
 		cli_usage_error(TOOL, "%s", optind >= argc ? "no members given, and no mountpoint"
 							   : "no mountpoint given after the members");
+		return -1;
+	}
+	/* a SPEC is a guess until the data bears it out: nothing is written on one */
+	if (o->geometry && !o->read_only) {
+		fprintf(stderr, TOOL ": --geometry: only with -r/--read-only; map read-only, then write the "
+			"superblocks (stripe-create --assume-clean) to map read-write\n");
 		return -1;
 	}
 	o->members = argv + optind;
@@ -621,6 +641,7 @@ static int open_array(struct array *a, const struct options *o)
 		.tool = TOOL, .paths = o->members, .n = o->nmembers, .readable = true,
 		.aopt.mode = o->read_only ? DEV_READ : DEV_WRITE, .run = o->run, .say_degraded = true,
 		.say = o->verbose ? CLI_SAY_ROLES : o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
+		.geometry = o->geometry ? &o->spec : NULL,
 	};
 
 	return cli_open_array(a, &given);
@@ -646,6 +667,7 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	a->read_mended = note_mended;
 	a->read_mended_ctx = m;
 	m->read_only = o->read_only;
+	m->from_spec = o->geometry;
 	m->size = g->array_sectors * 512;
 	geometry_io_hints(g, &min_io, &m->blksize);
 	if (m->blksize < 4096)
@@ -669,7 +691,10 @@ static struct fuse *mount_map(struct map *m)
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct fuse *f;
 
-	super_uuid_str(m->a->ref->uuid, uuid);
+	if (m->from_spec)
+		snprintf(uuid, sizeof(uuid), "geometry");
+	else
+		super_uuid_str(m->a->ref->uuid, uuid);
 	snprintf(opts, sizeof(opts), "fsname=stripe:%.36s,subtype=stripe,max_read=%u%s", uuid, READ_BYTES,
 		 m->read_only ? ",ro" : "");
 	f = fuse_new(&args, &map_ops, sizeof(map_ops), m);
