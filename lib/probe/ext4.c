@@ -128,17 +128,19 @@ uint64_t ext4_gdt_offset(const struct ext4_sb *sb, uint32_t g)
 }
 
 /* metadata_csum's descriptor checksum: the low 16 bits of crc32c over the
- * seed, the group number and the descriptor with its checksum left out. */
+ * seed, the group number and the descriptor with its checksum as zero. */
 static bool desc_verifies(const struct ext4_sb *sb, uint32_t group, const uint8_t *desc)
 {
+	static const uint8_t zero[2];
+	size_t after = GD(bg_checksum) + sizeof(zero);
 	uint8_t le_group[4];
 	uint32_t crc;
 
 	put_le32(le_group, group);
 	crc = crc32c(sb->csum_seed, le_group, sizeof(le_group));
 	crc = crc32c(crc, desc, GD(bg_checksum));
-	if (sb->desc_size > GD(bg_block_bitmap_hi))
-		crc = crc32c(crc, desc + GD(bg_block_bitmap_hi), sb->desc_size - GD(bg_block_bitmap_hi));
+	crc = crc32c(crc, zero, sizeof(zero));
+	crc = crc32c(crc, desc + after, sb->desc_size - after);
 	return (crc & 0xffff) == get_le16(desc + GD(bg_checksum));
 }
 

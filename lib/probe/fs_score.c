@@ -17,7 +17,8 @@
 #define OPEN_FLAGS (EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_IGNORE_SB_ERRORS)
 #define WALK_DIRS 32                 /* directories walked from the root */
 #define WALK_INODES 400              /* inodes read */
-#define WALK_BYTES (8u << 20)        /* array bytes the walk may read */
+#define WALK_BYTES (4u << 20)        /* array bytes the walk may read */
+#define WINDOW (64u << 10)           /* scattered metadata: small reads */
 
 struct walk {
 	ext2_filsys fs;
@@ -26,20 +27,21 @@ struct walk {
 	ext2_ino_t dirs[WALK_DIRS];
 	int ndirs;
 	unsigned inodes;
+	uint64_t bytes_before;       /* what opening the filesystem read */
 	uint8_t *inode;              /* one inode, the filesystem's inode size */
 };
 
 static void count(struct fs_tally *t, errcode_t err)
 {
 	if (err)
-		t->failed++;
+		t->walk_failed++;
 	else
-		t->verified++;
+		t->walk_verified++;
 }
 
 static bool walk_spent(const struct walk *w)
 {
-	return w->inodes >= WALK_INODES || ext2io_bytes_read(w->io) > WALK_BYTES;
+	return w->inodes >= WALK_INODES || ext2io_bytes_read(w->io) - w->bytes_before > WALK_BYTES;
 }
 
 static void count_descriptors(ext2_filsys fs, struct fs_tally *t)
@@ -48,9 +50,9 @@ static void count_descriptors(ext2_filsys fs, struct fs_tally *t)
 		return;
 	for (dgrp_t g = 0; g < fs->group_desc_count; g++)
 		if (ext2fs_group_desc_csum_verify(fs, g))
-			t->verified++;
+			t->desc_verified++;
 		else
-			t->failed++;
+			t->desc_failed++;
 }
 
 /* Each backup superblock where the primary says it lies, naming its group
@@ -93,7 +95,7 @@ static void count_extents(struct walk *w, ext2_ino_t ino)
 		if (err && err != EXT2_ET_EXTENT_NO_NEXT)
 			count(w->t, err);
 		else
-			w->t->verified += seen;
+			w->t->walk_verified += seen;
 	}
 	ext2fs_extent_free(h);
 }
@@ -104,6 +106,10 @@ static void read_inode(struct walk *w, ext2_ino_t ino)
 	errcode_t err = ext2fs_read_inode_full(w->fs, ino, in, EXT2_INODE_SIZE(w->fs->super));
 
 	w->inodes++;
+	/* libext2fs passes an all-zero inode as verified; one a directory
+	 * names is in use, so under this geometry it was not found */
+	if (!err && (!in->i_mode || !in->i_links_count))
+		err = EXT2_ET_INODE_CSUM_INVALID;
 	count(w->t, err);
 	if (err)
 		return;
@@ -148,7 +154,7 @@ static void read_filesystem(struct ext2io *io, struct fs_tally *t)
 	count_backups(fs, t);
 	/* from here a checksum that fails is an error to count */
 	fs->flags &= ~EXT2_FLAG_IGNORE_CSUM_ERRORS;
-	struct walk w = { .fs = fs, .io = io, .t = t };
+	struct walk w = { .fs = fs, .io = io, .t = t, .bytes_before = ext2io_bytes_read(io) };
 	w.inode = calloc(1, EXT2_INODE_SIZE(fs->super));
 	if (w.inode)
 		walk_tree(&w);
@@ -188,7 +194,7 @@ int fs_score(struct probe_sample *s, const struct geometry_spec *spec, struct fs
 		array_close(&a);
 		return -1;
 	}
-	struct ext2io *io = ext2io_new(&a);
+	struct ext2io *io = ext2io_new(&a, WINDOW);
 	if (!io) {
 		array_close(&a);
 		return diag_fail(d, "out of memory");
@@ -202,20 +208,30 @@ int fs_score(struct probe_sample *s, const struct geometry_spec *spec, struct fs
 	return 0;
 }
 
+static double part(unsigned good, unsigned all)
+{
+	return all ? (double)good / all : 1;
+}
+
+/* The parts multiply: descriptors all lie in the first chunk and say
+ * little of the rest, while one directory that fails under a geometry
+ * stops the walk, whose few reads must then weigh as much as many. */
 double fs_tally_score(const struct fs_tally *t)
 {
-	unsigned checked = t->verified + t->failed + t->backups_expected;
-
-	if (!t->opened || !checked)
+	if (!t->opened)
 		return 0;
-	return (double)(t->verified + t->backups_found) / checked;
+	return part(t->desc_verified, t->desc_verified + t->desc_failed) *
+	       part(t->backups_found, t->backups_expected) *
+	       part(t->walk_verified, t->walk_verified + t->walk_failed);
 }
 
 void fs_tally_line(const struct fs_tally *t, char *buf, size_t len)
 {
+	unsigned ok = t->desc_verified + t->walk_verified;
+
 	if (!t->opened)
 		snprintf(buf, len, "ext4: no superblock where this geometry puts the filesystem's start");
 	else
 		snprintf(buf, len, "ext4: %u/%u checksummed metadata blocks verified; backup superblocks at %u/%u predicted places",
-			 t->verified, t->verified + t->failed, t->backups_found, t->backups_expected);
+			 ok, ok + t->desc_failed + t->walk_failed, t->backups_found, t->backups_expected);
 }

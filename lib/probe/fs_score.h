@@ -11,7 +11,8 @@
 
 struct fs_tally {
 	bool opened;                 /* libext2fs found a filesystem where the geometry puts it */
-	unsigned verified, failed;   /* descriptors, inodes, directory and extent blocks */
+	unsigned desc_verified, desc_failed;   /* group descriptors */
+	unsigned walk_verified, walk_failed;   /* inodes, directory and extent blocks from the root */
 	unsigned backups_found, backups_expected;
 	uint64_t bytes_read;         /* array bytes the reads took */
 };
@@ -21,7 +22,8 @@ struct fs_tally {
  * be formed; a geometry that shows no filesystem is a tally, not an error. */
 int fs_score(struct probe_sample *s, const struct geometry_spec *spec, struct fs_tally *t, struct diag *d);
 
-/* 0..1: what verified among what was checked, backups included. */
+/* 0..1: the parts that verified among those checked (descriptors,
+ * backups, the walk), multiplied. */
 double fs_tally_score(const struct fs_tally *t);
 
 /* "ext4: 412/412 checksummed metadata blocks verified; backup superblocks

@@ -1,5 +1,5 @@
 /* ext2io: libext2fs reads the array through a read-only io_manager; its
- * channel serves array bytes from a few cached 1 MiB windows filled by
+ * channel serves array bytes from a few cached windows filled by
  * stripe_read.  The source travels to the channel in its name,
  * "stripe:<address>", as an io_manager's open takes nothing else. */
 #include <errno.h>
@@ -11,7 +11,6 @@
 #include "raid/stripe.h"
 
 #define IO_MAGIC 0x66736d70u         /* "fsmp": a name that really points at a source */
-#define WIN_BYTES (1u << 20)
 #define WIN_SLOTS 4
 
 /* A cached, aligned window of array bytes. */
@@ -29,6 +28,7 @@ struct ext2io {
 	uint64_t size;               /* array bytes */
 	struct win win[WIN_SLOTS];
 	uint64_t tick;
+	size_t win_bytes;
 	uint64_t bytes_read;
 	bool failed;
 	struct diag d;
@@ -66,8 +66,8 @@ static int read_direct(struct ext2io *s, uint64_t off, void *buf, size_t len)
 /* The window holding off, read in if need be; NULL when it cannot be read. */
 static struct win *window(struct ext2io *s, uint64_t off)
 {
-	uint64_t start = off / WIN_BYTES * WIN_BYTES;
-	size_t len = s->size - start < WIN_BYTES ? (size_t)(s->size - start) : WIN_BYTES;
+	uint64_t start = off / s->win_bytes * s->win_bytes;
+	size_t len = s->size - start < s->win_bytes ? (size_t)(s->size - start) : s->win_bytes;
 	struct win *w = &s->win[0];
 
 	for (int i = 0; i < WIN_SLOTS; i++) {
@@ -78,7 +78,7 @@ static struct win *window(struct ext2io *s, uint64_t off)
 		if (s->win[i].used < w->used)
 			w = &s->win[i];
 	}
-	if (!w->buf && !(w->buf = malloc(WIN_BYTES)))
+	if (!w->buf && !(w->buf = malloc(s->win_bytes)))
 		return NULL;
 	w->len = 0;
 	if (read_direct(s, start, w->buf, len) < 0)
@@ -224,7 +224,7 @@ static struct struct_io_manager stripe_io_manager = {
 	.write_blk64 = chan_write_blk64,
 };
 
-struct ext2io *ext2io_new(struct array *a)
+struct ext2io *ext2io_new(struct array *a, size_t window)
 {
 	struct ext2io *s = calloc(1, sizeof(*s));
 
@@ -233,6 +233,7 @@ struct ext2io *ext2io_new(struct array *a)
 	s->magic = IO_MAGIC;
 	s->a = a;
 	s->size = a->geo.array_sectors * 512;
+	s->win_bytes = window;
 	snprintf(s->name, sizeof(s->name), "stripe:%p", (void *)s);
 	return s;
 }

@@ -14,8 +14,11 @@
 struct ext2io;
 
 /* A source over the array's bytes, named for ext2fs_open2 by ext2io_name
- * (the name carries its address: it is valid while the source lives). */
-struct ext2io *ext2io_new(struct array *a);
+ * (the name carries its address: it is valid while the source lives).
+ * Reads are served from a few cached windows of window bytes (a power of
+ * two): large for a pass over the whole filesystem, small for a few
+ * scattered blocks. */
+struct ext2io *ext2io_new(struct array *a, size_t window);
 void ext2io_free(struct ext2io *io);
 
 const char *ext2io_name(const struct ext2io *io);

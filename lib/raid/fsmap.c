@@ -64,7 +64,7 @@ int fsmap_open(struct array *a, struct fsmap **out, struct diag *d)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return diag_fail(d, "out of memory");
-	m->src = ext2io_new(a);
+	m->src = ext2io_new(a, 1u << 20);
 	if (!m->src) {
 		free(m);
 		return diag_fail(d, "out of memory");
