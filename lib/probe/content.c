@@ -300,7 +300,9 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 		if (!scored)
 			probe_result_add(r, c);
 	}
-	if (!before.ncand)
+	/* superblocks that disagree with the data (a wrong re-create) leave
+	 * candidates that do not read the filesystem: the anchors look on */
+	if (!r->ncand || r->cand[0].score < 1)
 		for (int k = 0; k < np; k++)
 			propose(s, h, &p[k], r);
 	return 0;

@@ -1,11 +1,13 @@
 /* probe-content: test helper that runs the probe's filesystem evidence
  * alone on members and prints the ranked candidates, for the specs.
  *   probe-content [-l L] [-n N] [--given SPEC [--unknown FIELD,...]] MEMBER...
+ *   probe-content --canon SPEC
  * --given starts the result with one candidate; --unknown forgets fields of
  * it (chunk, layout, data-offset, roleN) as parity leaves them undecided.
  * Prints "SCORE SPEC" a candidate a line (a role still undecided as "?"),
  * each evidence line under it indented, then "undecided: ..." lines and
- * "read: BYTES" per member. */
+ * "read: BYTES" per member.  --canon prints SPEC as the candidates are
+ * printed (size 0, the probe leaves it to the search), for comparing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,16 @@ int main(int argc, char **argv)
 	struct probe_sample s;
 	struct diag d;
 	int i = 1;
+
+	if (argc == 3 && strcmp(argv[1], "--canon") == 0) {
+		if (geometry_spec_parse(argv[2], &r.cand[0].spec, &d) < 0) {
+			fprintf(stderr, "probe-content: %s\n", d.msg);
+			return 2;
+		}
+		r.cand[0].spec.size = 0;
+		print_candidate(&r.cand[0]);
+		return 0;
+	}
 
 	for (; i < argc && argv[i][0] == '-'; i += 2) {
 		if (i + 1 >= argc)
