@@ -190,9 +190,13 @@ static long merit(const struct pin_tally *t)
 /* Keeps the KEEP_PINNED best by merit. */
 static void keep(struct pinned *best, int *nbest, const struct geometry_spec *g, const struct pin_tally *t)
 {
-	int at = *nbest < KEEP_PINNED ? (*nbest)++ : KEEP_PINNED - 1;
+	int at;
 
-	if (at == KEEP_PINNED - 1 && *nbest == KEEP_PINNED && merit(&best[at].tally) >= merit(t))
+	if (*nbest < KEEP_PINNED)
+		at = (*nbest)++;
+	else if (merit(&best[KEEP_PINNED - 1].tally) < merit(t))
+		at = KEEP_PINNED - 1;
+	else
 		return;
 	best[at] = (struct pinned){ *g, *t };
 	for (; at > 0 && merit(&best[at - 1].tally) < merit(&best[at].tally); at--) {
