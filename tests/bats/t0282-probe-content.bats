@@ -19,6 +19,8 @@ setup_file() {
 	"$mk" --zero "$d/r6"
 	"$mk" "$d/r0" 12M -l 0 -n 4 -c 4K -e 1.0 >/dev/null
 	"$mk" --zero "$d/r0"
+	"$mk" "$d/r10" 12M -l 10 -n 4 -c 32K -p n2 -e 1.2 >/dev/null
+	"$mk" --zero "$d/r10"
 }
 
 # probe DIR [ARGS...] -- MEMBER...: the candidates, run in DIR.
@@ -85,6 +87,13 @@ top() {
 	run -0 probe r0 m0.img m1.img m2.img m3.img
 	top
 	assert_equal "$spec" "$(canon r0)"
+	assert_equal "$score" 1.000
+}
+
+@test "a RAID10 (near=2) is found, each pair of copies in its roles" {
+	run -0 probe r10 m0.img m1.img m2.img m3.img
+	top
+	assert_equal "$spec" "$(canon r10)"
 	assert_equal "$score" 1.000
 }
 
