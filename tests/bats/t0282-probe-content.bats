@@ -116,6 +116,12 @@ top() {
 	assert_output --regexp '0\.000 level=5,chunk=128K,[^ ]*order=1:0:2:4:3'
 }
 
+@test "the evidence reads a few MiB per member beyond the sample, not the members" {
+	run -0 probe r6 m0.img m1.img m2.img m3.img m4.img m5.img
+	local sample=$(sed -n 's/^sample: //p' <<<"$output") read=$(sed -n 's/^read: //p' <<<"$output")
+	(( read > sample && read - sample < 8 * 1048576 ))
+}
+
 @test "members holding no ext4 give no candidate and say so" {
 	cd "$BATS_TEST_TMPDIR"
 	for i in 0 1 2 3; do head -c 4M /dev/urandom >r$i.img; done
