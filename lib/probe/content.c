@@ -285,6 +285,23 @@ static void propose(struct run *run, const struct ext4_primary *p)
 		}
 }
 
+/* Layouts that place the data alike (RAID6's rotations and their DDF
+ * twins differ in Q's order alone) read the same filesystem: say so
+ * rather than let the order of trying decide. */
+static void note_layout_tie(struct probe_result *r)
+{
+	const struct geometry_spec *a = &r->cand[0].spec, *b = &r->cand[1].spec;
+	char x[48], y[48];
+
+	if (r->ncand < 2 || r->cand[0].score != r->cand[1].score || a->layout == b->layout ||
+	    a->level != b->level || a->chunk_sectors != b->chunk_sectors || a->data_offset != b->data_offset ||
+	    memcmp(a->order, b->order, sizeof(a->order[0]) * (size_t)a->raid_disks) != 0)
+		return;
+	probe_result_undecided(r, "ext4 reads alike through layouts %s and %s: only parity can tell them apart",
+			       layout_name(a->level, a->layout, x, sizeof(x)) ?: "?",
+			       layout_name(b->level, b->layout, y, sizeof(y)) ?: "?");
+}
+
 /* The primary a partial candidate can use: its data offset's, or the first. */
 static const struct ext4_primary *primary_for(const struct geometry_spec *g, const struct ext4_primary *p, int np)
 {
@@ -326,5 +343,6 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 	if (!r->ncand || r->cand[0].score < 1)
 		for (int k = 0; k < np; k++)
 			propose(&run, &p[k]);
+	note_layout_tie(r);
 	return 0;
 }
