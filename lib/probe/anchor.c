@@ -188,7 +188,10 @@ bool anchor_pin(struct probe_sample *s, const struct ext4_primary *pr, struct ge
 	memset(t, 0, sizeof(*t));
 	if (!p || !(p->block = malloc(pr->sb.block_size)))
 		goto out;
-	*p = (struct pinning){ .s = s, .sb = &pr->sb, .spec = spec, .block = p->block, .t = t };
+	p->s = s;
+	p->sb = &pr->sb;
+	p->spec = spec;
+	p->t = t;
 	for (int r = 0; r < spec->raid_disks; r++) {
 		sizes[r] = spec->size;
 		if (spec->order[r] >= 0)

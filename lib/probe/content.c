@@ -69,16 +69,18 @@ static bool complete(const struct geometry_spec *g)
 	       (g->chunk_sectors || g->level == MD_LEVEL_RAID1);
 }
 
-static int data_disks(int level, int n)
+/* Bytes an array of the level holds on n members of cap bytes each
+ * (RAID10 keeps two copies, of which an odd n holds half-members). */
+static uint64_t array_bytes(int level, int n, uint64_t cap)
 {
 	switch (level) {
-	case MD_LEVEL_RAID0: return n;
+	case MD_LEVEL_RAID0: return (uint64_t)n * cap;
 	case MD_LEVEL_RAID4:
-	case MD_LEVEL_RAID5: return n - 1;
-	case MD_LEVEL_RAID6: return n - 2;
-	case MD_LEVEL_RAID10: return n / 2;
+	case MD_LEVEL_RAID5: return n > 1 ? (uint64_t)(n - 1) * cap : 0;
+	case MD_LEVEL_RAID6: return n > 2 ? (uint64_t)(n - 2) * cap : 0;
+	case MD_LEVEL_RAID10: return n > 1 ? (uint64_t)n * cap / 2 : 0;
 	}
-	return 1;
+	return cap;
 }
 
 /* Sectors each member can give after the data offset: the size the probe
@@ -246,15 +248,16 @@ static int expand(struct run *run, const struct ext4_primary *p, const struct pr
 }
 
 /* Does the filesystem fill an array of this level, as mkfs on the whole
- * array leaves it?  loose: does it merely fit. */
+ * array leaves it (more than one member's worth short would be another
+ * level)?  loose: does it merely fit. */
 static bool level_fits(const struct probe_sample *s, const struct ext4_primary *p, int level, int n, bool loose)
 {
 	uint64_t cap = capacity(s, p->data_offset) * 512, fs = p->sb.blocks * p->sb.block_size;
-	int dd = data_disks(level, n);
+	uint64_t room = array_bytes(level, n, cap);
 
-	if (dd < 1 || fs > (uint64_t)dd * cap)
+	if (!room || fs > room)
 		return false;
-	return loose || fs > (uint64_t)(dd - 1) * cap;
+	return loose || fs + cap > room;
 }
 
 /* Candidates from the anchors alone: the level and member count hinted,
