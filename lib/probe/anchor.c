@@ -102,6 +102,14 @@ static void add_inode_tables(struct pinning *p, const struct anchor *gdt, int me
 	}
 }
 
+/* Group 0's descriptor blocks, whose inode tables join the list (a
+ * backup's would add the same ones again). */
+static bool primary_gdt(const struct pinning *p, const struct anchor *a)
+{
+	return a->kind == ANCHOR_GDT &&
+	       a->off == ext4_gdt_offset(p->sb, 0) + (uint64_t)a->number * p->sb->block_size;
+}
+
 /* Looks for one copy of anchor a at member byte at in role: checks the
  * role's member, or gives the role the one free member that holds it
  * (copies > 1 free members may hold it when they mirror each other). */
@@ -115,7 +123,7 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 		enum verdict v = member_holds(p, order[role], at, a);
 		if (v == HELD) {
 			p->t->hits++;
-			if (a->kind == ANCHOR_GDT)
+			if (primary_gdt(p, a))
 				add_inode_tables(p, a, order[role], at);
 		} else if (v == NOT_HELD) {
 			p->t->misses++;
@@ -135,7 +143,7 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 	order[role] = found;
 	p->taken[found] = true;
 	p->t->hits++;
-	if (a->kind == ANCHOR_GDT)
+	if (primary_gdt(p, a))
 		add_inode_tables(p, a, found, at);
 }
 
