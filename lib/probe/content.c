@@ -1,10 +1,351 @@
-/* content: candidates completed and scored from the filesystem they hold.
- * Not written yet: it changes nothing. */
+/* content: candidates completed, rescored and found from the ext4 the
+ * members hold.  The primary superblock gives the data offset; for each
+ * chunk and layout left open the anchors decide the order (anchor.c), a
+ * few roles left over are tried every way, and each complete geometry is
+ * judged by what libext2fs reads through it (fs_score.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/anchor.h"
 #include "probe/evidence.h"
+#include "probe/fs_score.h"
+
+#define MAX_PRIMARIES 4
+#define KEEP_PINNED 4                /* chunk and layout pairs scored through libext2fs */
+#define MAX_LEFTOVER 3               /* roles no anchor decided, tried every way */
+#define MIN_CHUNK 8u                 /* sectors: 4 KiB */
+#define MAX_CHUNK 2048u              /* 1 MiB */
+
+/* What one run of probe_content works with. */
+struct run {
+	struct probe_sample *s;
+	const struct probe_hints *h;
+	struct probe_result *r;
+};
+
+static const int raid5_layouts[] = { 0, 1, 2, 3, 4, 5 };
+static const int raid6_layouts[] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 16, 17, 18, 19, 20 };
+static const int raid10_layouts[] = { 0x102, 0x201, 0x10201 };   /* n2, f2, o2 */
+static const int raid0_layouts[] = { RAID0_LAYOUT_UNSPECIFIED };
+static const int raid4_layouts[] = { 0 };
+
+struct layouts {
+	const int *list;
+	int n;
+};
+
+static struct layouts level_layouts(int level)
+{
+#define L(a) (struct layouts){ a, (int)(sizeof(a) / sizeof(a[0])) }
+	switch (level) {
+	case MD_LEVEL_RAID0: return L(raid0_layouts);
+	case MD_LEVEL_RAID4: return L(raid4_layouts);
+	case MD_LEVEL_RAID5: return L(raid5_layouts);
+	case MD_LEVEL_RAID6: return L(raid6_layouts);
+	case MD_LEVEL_RAID10: return L(raid10_layouts);
+	}
+	return (struct layouts){ NULL, 0 };
+#undef L
+}
+
+/* A raid0 layout of -1 is its one-zone value, not "undecided". */
+static bool layout_open(const struct geometry_spec *g)
+{
+	return g->layout == -1 && g->level != MD_LEVEL_RAID0;
+}
+
+static bool order_complete(const struct geometry_spec *g)
+{
+	for (int r = 0; r < g->raid_disks; r++)
+		if (g->order[r] == PROBE_UNKNOWN)
+			return false;
+	return true;
+}
+
+static bool complete(const struct geometry_spec *g)
+{
+	return order_complete(g) && !layout_open(g) && g->data_offset != UINT64_MAX &&
+	       (g->chunk_sectors || g->level == MD_LEVEL_RAID1);
+}
+
+/* Bytes an array of the level holds on n members of cap bytes each
+ * (RAID10 keeps two copies, of which an odd n holds half-members). */
+static uint64_t array_bytes(int level, int n, uint64_t cap)
+{
+	switch (level) {
+	case MD_LEVEL_RAID0: return (uint64_t)n * cap;
+	case MD_LEVEL_RAID4:
+	case MD_LEVEL_RAID5: return n > 1 ? (uint64_t)(n - 1) * cap : 0;
+	case MD_LEVEL_RAID6: return n > 2 ? (uint64_t)(n - 2) * cap : 0;
+	case MD_LEVEL_RAID10: return n > 1 ? (uint64_t)n * cap / 2 : 0;
+	}
+	return cap;
+}
+
+/* Sectors each member can give after the data offset: the size the probe
+ * reads with (search sets the real one). */
+static uint64_t capacity(const struct probe_sample *s, uint64_t data_offset)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (int i = 0; i < s->nmembers; i++)
+		if (s->members[i].path && s->members[i].sectors < least)
+			least = s->members[i].sectors;
+	return least == UINT64_MAX || least <= data_offset ? 0 : least - data_offset;
+}
+
+/* The hinted metadata, else one that fits: 1.0 keeps data at 0, 1.2
+ * sits before an offset. */
+static int propose_metadata(const struct probe_hints *h, uint64_t data_offset)
+{
+	if (h->metadata)
+		return h->metadata;
+	return data_offset ? 120 : 100;
+}
+
+/* Scores one complete geometry and adds it to r; parent bounds the score
+ * (what the other evidence said of the geometry it came from). */
+static bool score_and_add(struct run *run, const struct probe_candidate *parent,
+			  const struct geometry_spec *spec, const struct pin_tally *pin)
+{
+	struct geometry_spec sized = *spec;
+	struct probe_candidate c;
+	struct fs_tally t;
+	struct diag d;
+	char line[PROBE_LINE];
+
+	if (!sized.size) {
+		sized.size = capacity(run->s, spec->data_offset);
+		if (spec->chunk_sectors)
+			sized.size -= sized.size % spec->chunk_sectors;
+	}
+	if (fs_score(run->s, &sized, &t, &d) < 0)
+		return false;    /* a geometry the members cannot form (too many roles missing) */
+	c = parent ? *parent : (struct probe_candidate){ .score = 1 };
+	c.spec = *spec;
+	c.spec.size = parent ? parent->spec.size : 0;
+	if (!c.metadata)
+		c.metadata = propose_metadata(run->h, spec->data_offset);
+	double fs = fs_tally_score(&t);
+	if (!parent && fs == 0)
+		return false;    /* nothing of the filesystem reads through it: no candidate */
+	c.score = fs < c.score ? fs : c.score;
+	fs_tally_line(&t, line, sizeof(line));
+	probe_candidate_evidence(&c, "%s", line);
+	if (pin)
+		probe_candidate_evidence(&c, "ext4 anchors: %u where this geometry puts them, %u not", pin->hits,
+					 pin->misses);
+	probe_result_add(run->r, &c);
+	return true;
+}
+
+/* The roles no anchor decided, filled with the free members (a member
+ * given as "missing" reads as SPEC_MISSING) every way, each scored. */
+static int fill_leftovers(struct run *run, const struct probe_candidate *parent, struct geometry_spec *spec,
+			  const struct pin_tally *pin, bool *taken)
+{
+	int role = -1, scored = 0;
+
+	for (int k = 0; k < spec->raid_disks && role < 0; k++)
+		if (spec->order[k] == PROBE_UNKNOWN)
+			role = k;
+	if (role < 0)
+		return score_and_add(run, parent, spec, pin);
+	bool any = false;
+	for (int i = 0; i < run->s->nmembers; i++) {
+		if (taken[i])
+			continue;
+		any = true;
+		taken[i] = true;
+		spec->order[role] = run->s->members[i].path ? i : SPEC_MISSING;
+		scored += fill_leftovers(run, parent, spec, pin, taken);
+		taken[i] = false;
+	}
+	if (!any) {          /* fewer members given than roles: one not given at all */
+		spec->order[role] = SPEC_MISSING;
+		scored += fill_leftovers(run, parent, spec, pin, taken);
+	}
+	spec->order[role] = PROBE_UNKNOWN;
+	return scored;
+}
+
+static int leftover_roles(const struct geometry_spec *g)
+{
+	int n = 0;
+
+	for (int r = 0; r < g->raid_disks; r++)
+		n += g->order[r] == PROBE_UNKNOWN;
+	return n;
+}
+
+struct pinned {
+	struct geometry_spec spec;
+	struct pin_tally tally;
+};
+
+static long merit(const struct pin_tally *t)
+{
+	return (long)t->hits - 2 * (long)t->misses;
+}
+
+/* Keeps the KEEP_PINNED best by merit. */
+static void keep(struct pinned *best, int *nbest, const struct geometry_spec *g, const struct pin_tally *t)
+{
+	int at;
+
+	if (*nbest < KEEP_PINNED)
+		at = (*nbest)++;
+	else if (merit(&best[KEEP_PINNED - 1].tally) < merit(t))
+		at = KEEP_PINNED - 1;
+	else
+		return;
+	best[at] = (struct pinned){ *g, *t };
+	for (; at > 0 && merit(&best[at - 1].tally) < merit(&best[at].tally); at--) {
+		struct pinned swap = best[at - 1];
+		best[at - 1] = best[at];
+		best[at] = swap;
+	}
+}
+
+/* Every chunk and layout partial leaves open, its order decided by the
+ * anchors; the best few completed and scored. */
+static int expand(struct run *run, const struct ext4_primary *p, const struct probe_candidate *parent,
+		  const struct geometry_spec *partial)
+{
+	struct layouts ls = level_layouts(partial->level);
+	struct pinned best[KEEP_PINNED];
+	int nbest = 0, scored = 0;
+
+	if (!ls.n)
+		return 0;
+	for (uint32_t chunk = MIN_CHUNK; chunk <= MAX_CHUNK; chunk *= 2) {
+		if (partial->chunk_sectors && chunk != partial->chunk_sectors)
+			continue;
+		for (int l = 0; l < ls.n; l++) {
+			if (!layout_open(partial) && ls.list[l] != partial->layout)
+				continue;
+			struct geometry_spec g = *partial;
+			struct pin_tally t;
+			g.chunk_sectors = chunk;
+			g.layout = ls.list[l];
+			g.data_offset = p->data_offset;
+			g.size = capacity(run->s, p->data_offset);
+			g.size -= g.size % chunk;
+			if (anchor_pin(run->s, p, &g, &t) && leftover_roles(&g) <= MAX_LEFTOVER)
+				keep(best, &nbest, &g, &t);
+		}
+	}
+	for (int k = 0; k < nbest; k++) {
+		bool taken[ST_MAX_DISKS] = { false };
+		for (int role = 0; role < best[k].spec.raid_disks; role++)
+			if (best[k].spec.order[role] >= 0)
+				taken[best[k].spec.order[role]] = true;
+		best[k].spec.size = 0;
+		scored += fill_leftovers(run, parent, &best[k].spec, &best[k].tally, taken);
+	}
+	return scored;
+}
+
+/* Does the filesystem fill an array of this level, as mkfs on the whole
+ * array leaves it (more than one member's worth short would be another
+ * level)?  loose: does it merely fit. */
+static bool level_fits(const struct probe_sample *s, const struct ext4_primary *p, int level, int n, bool loose)
+{
+	uint64_t cap = capacity(s, p->data_offset) * 512, fs = p->sb.blocks * p->sb.block_size;
+	uint64_t room = array_bytes(level, n, cap);
+
+	if (!room || fs > room)
+		return false;
+	return loose || fs + cap > room;
+}
+
+/* Candidates from the anchors alone: the level and member count hinted,
+ * or each level the filesystem's size fits. */
+static void propose(struct run *run, const struct ext4_primary *p)
+{
+	const struct probe_hints *h = run->h;
+	struct probe_sample *s = run->s;
+	static const int levels[] = { MD_LEVEL_RAID0, MD_LEVEL_RAID5, MD_LEVEL_RAID6, MD_LEVEL_RAID10 };
+	int n = h->raid_disks ? h->raid_disks : s->nmembers;
+	bool any = false;
+
+	for (int pass = 0; pass < 2 && !any; pass++)
+		for (size_t k = 0; k < sizeof(levels) / sizeof(levels[0]); k++) {
+			int level = h->level >= 0 ? h->level : levels[k];
+			if (h->level >= 0 && k > 0)
+				break;
+			if (h->level < 0 && !level_fits(s, p, level, n, pass == 1))
+				continue;
+			struct geometry_spec g = { .level = level, .raid_disks = n, .layout = h->layout,
+						   .chunk_sectors = h->chunk_sectors, .data_offset = p->data_offset };
+			if (level == MD_LEVEL_RAID0)
+				g.layout = RAID0_LAYOUT_UNSPECIFIED;
+			for (int role = 0; role < n; role++)
+				g.order[role] = PROBE_UNKNOWN;
+			any = true;
+			expand(run, p, NULL, &g);
+		}
+}
+
+/* Layouts that place the data alike (RAID6's rotations and their DDF
+ * twins differ in Q's order alone) read the same filesystem: say so
+ * rather than let the order of trying decide. */
+static void note_layout_tie(struct probe_result *r)
+{
+	const struct geometry_spec *a = &r->cand[0].spec, *b = &r->cand[1].spec;
+	char x[48], y[48];
+
+	if (r->ncand < 2 || r->cand[0].score != r->cand[1].score || a->layout == b->layout ||
+	    a->level != b->level || a->chunk_sectors != b->chunk_sectors || a->data_offset != b->data_offset ||
+	    memcmp(a->order, b->order, sizeof(a->order[0]) * (size_t)a->raid_disks) != 0)
+		return;
+	probe_result_undecided(r, "ext4 reads alike through layouts %s and %s: only parity can tell them apart",
+			       layout_name(a->level, a->layout, x, sizeof(x)) ?: "?",
+			       layout_name(b->level, b->layout, y, sizeof(y)) ?: "?");
+}
+
+/* The primary a partial candidate can use: its data offset's, or the first. */
+static const struct ext4_primary *primary_for(const struct geometry_spec *g, const struct ext4_primary *p, int np)
+{
+	for (int k = 0; k < np; k++)
+		if (g->data_offset == UINT64_MAX || g->data_offset == p[k].data_offset)
+			return &p[k];
+	return NULL;
+}
 
 int probe_content(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		  struct diag *d)
 {
-	(void)s, (void)h, (void)r, (void)d;
+	struct ext4_primary p[MAX_PRIMARIES];
+	int np = anchor_find_primaries(s, h, p, MAX_PRIMARIES);
+	struct run run = { s, h, r };
+
+	if (!np) {
+		probe_result_undecided(r, "no ext4 superblock found in the sample");
+		return 0;
+	}
+	/* r is built again: complete candidates rescored, partial ones
+	 * replaced by their completions (kept when none came) */
+	struct probe_result *before = malloc(sizeof(*before));
+	if (!before)
+		return diag_fail(d, "out of memory");
+	*before = *r;
+	r->ncand = 0;
+	for (int i = 0; i < before->ncand; i++) {
+		const struct probe_candidate *c = &before->cand[i];
+		const struct ext4_primary *pr = primary_for(&c->spec, p, np);
+		int scored = complete(&c->spec) ? score_and_add(&run, c, &c->spec, NULL)
+			   : pr ? expand(&run, pr, c, &c->spec) : 0;
+		if (!scored)
+			probe_result_add(r, c);
+	}
+	free(before);
+	/* superblocks that disagree with the data (a wrong re-create) leave
+	 * candidates that do not read the filesystem: the anchors look on */
+	if (!r->ncand || r->cand[0].score < 1)
+		for (int k = 0; k < np; k++)
+			propose(&run, &p[k]);
+	note_layout_tie(r);
 	return 0;
 }
