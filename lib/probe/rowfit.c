@@ -144,13 +144,16 @@ static void try_raid6(const struct obs_list *o, int n, int layout, uint32_t chun
 
 static bool better(const struct fit *a, const struct fit *b)
 {
-	/* the share of rows first; then, the rows agreeing, the larger chunk
+	/* the share of rows first; then, the rows agreeing, the larger data
+	 * offset (where the data was seen to begin), then the larger chunk
 	 * (a half chunk splits rows the data keeps together) */
 	uint64_t lhs = (uint64_t)a->fitting * (uint64_t)(b->rows ? b->rows : 1);
 	uint64_t rhs = (uint64_t)b->fitting * (uint64_t)(a->rows ? a->rows : 1);
 
 	if (lhs != rhs)
 		return lhs > rhs;
+	if (a->data_offset != b->data_offset)
+		return a->data_offset > b->data_offset;
 	return a->chunk_sectors > b->chunk_sectors;
 }
 

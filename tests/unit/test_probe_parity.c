@@ -234,12 +234,20 @@ static int rank_of_exact(const struct probe_result *r, const struct build *b, in
 	return -1;
 }
 
+/* Members of 1 MiB data offset and room for rows chunk rows, whole MiB. */
+static size_t rows_of(uint32_t chunk, int rows)
+{
+	size_t data = (size_t)chunk * 512 * (size_t)rows;
+
+	return MIB + (data < MIB ? MIB : (data + MIB - 1) / MIB * MIB);
+}
+
 static void raid6_case(int layout, int n, uint32_t chunk, bool must_be_top)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
 	struct build b = { .level = 6, .layout = layout, .n = n, .chunk = chunk, .doff = 2048,
-			   .member_bytes = (chunk >= 1024 ? 8 : 4) * MIB, .seed = 0x5eed0000u + (uint64_t)(layout * 64 + n) * 4096 + chunk,
+			   .member_bytes = rows_of(chunk, 4), .seed = 0x5eed0000u + (uint64_t)(layout * 64 + n) * 4096 + chunk,
 			   .tag = "r6-" };
 	char name[64];
 
@@ -276,7 +284,7 @@ static void test_raid6_missing(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
-	struct build b = { .level = 6, .layout = 2, .n = 6, .chunk = 128, .doff = 2048, .member_bytes = 4 * MIB,
+	struct build b = { .level = 6, .layout = 2, .n = 6, .chunk = 128, .doff = 2048, .member_bytes = 2 * MIB,
 			   .seed = 0x6d155, .tag = "r6m-" };
 
 	shuffle_roles(&b);
@@ -318,7 +326,7 @@ static void test_raid5_random(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
-	struct build b = { .level = 5, .layout = 2, .n = 5, .chunk = 128, .doff = 4096, .member_bytes = 4 * MIB,
+	struct build b = { .level = 5, .layout = 2, .n = 5, .chunk = 128, .doff = 4096, .member_bytes = 3 * MIB,
 			   .seed = 0x55aa, .tag = "r5-" };
 
 	shuffle_roles(&b);
@@ -341,7 +349,7 @@ static void test_raid5_zero_chunks(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
-	struct build b = { .level = 5, .layout = 2, .n = 5, .chunk = 128, .doff = 2048, .member_bytes = 8 * MIB,
+	struct build b = { .level = 5, .layout = 2, .n = 5, .chunk = 64, .doff = 2048, .member_bytes = 4 * MIB,
 			   .sparse = 3, .seed = 0x5a5a, .tag = "r5z-" };
 
 	shuffle_roles(&b);
@@ -368,9 +376,9 @@ static void test_two_arrays_mixed(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512], p5[ST_MAX_DISKS][512], p6[ST_MAX_DISKS][512];
-	struct build b5 = { .level = 5, .layout = 2, .n = 3, .chunk = 128, .doff = 2048, .member_bytes = 4 * MIB,
+	struct build b5 = { .level = 5, .layout = 2, .n = 3, .chunk = 128, .doff = 2048, .member_bytes = 2 * MIB,
 			    .seed = 0x3535, .tag = "mix5-" };
-	struct build b6 = { .level = 6, .layout = 2, .n = 4, .chunk = 64, .doff = 2048, .member_bytes = 4 * MIB,
+	struct build b6 = { .level = 6, .layout = 2, .n = 4, .chunk = 64, .doff = 2048, .member_bytes = 2 * MIB,
 			    .seed = 0x3636, .tag = "mix6-" };
 	bool in5[7] = { false }, in6[7] = { false };
 	/* given in the order 6 5 6 6 5 6 5 */
@@ -412,7 +420,7 @@ static void copies_case(const char *what, int level, int layout, int n, uint32_t
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
 	struct build b = { .level = level, .layout = layout, .n = n, .chunk = chunk, .doff = 2048,
-			   .member_bytes = (layout == 0x201 ? 8 : 4) * MIB, .seed = 0xc0b1e5u + (uint64_t)layout, .tag = "cp-" };
+			   .member_bytes = (layout == 0x201 ? 4 : 2) * MIB, .seed = 0xc0b1e5u + (uint64_t)layout, .tag = "cp-" };
 
 	for (int k = 0; k < n; k++)
 		b.file_of_role[k] = k;
@@ -444,7 +452,7 @@ static void test_raid1_first(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
-	struct build b = { .level = 1, .layout = 0, .n = 2, .doff = 2048, .member_bytes = 4 * MIB,
+	struct build b = { .level = 1, .layout = 0, .n = 2, .doff = 2048, .member_bytes = 2 * MIB,
 			   .seed = 0x1111, .tag = "r1-" };
 
 	for (int k = 0; k < 2; k++)
