@@ -4,8 +4,9 @@
  * exact geometry over layouts, member counts and chunks, with one member
  * missing and with two; RAID5's level and data offset found and its order
  * honestly left unknown on random data, and placed where zero chunks sit
- * beside data; two arrays' members given together told apart; RAID1 and
- * RAID10 near, far and offset copies. */
+ * beside data, and nothing claimed with a member missing; two arrays'
+ * members given together told apart; RAID1 and RAID10 near, far and offset
+ * copies; hints that narrow and never widen. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -462,6 +463,71 @@ static void test_raid1_first(void)
 	remove_files(paths, 2);
 }
 
+static bool any_level(const struct probe_result *r, int level)
+{
+	for (int i = 0; i < r->ncand; i++)
+		if (r->cand[i].spec.level == level)
+			return true;
+	return false;
+}
+
+static void test_hints(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512];
+	struct build b = { .level = 6, .layout = 2, .n = 5, .chunk = 128, .doff = 2048, .member_bytes = 2 * MIB,
+			   .seed = 0x41175, .tag = "hint-" };
+	struct probe_hints h = no_hints;
+
+	shuffle_roles(&b);
+	if (build(&b, paths) < 0) {
+		ok(0, "hints: built");
+		return;
+	}
+	h.layout = 2;
+	ok(probe(paths, b.n, &r, &h) == 0 && r.ncand == 1 && rank_of_exact(&r, &b, -1) == 0,
+	   "a hinted layout narrows: left-symmetric alone, without the asymmetric one parity reads alike");
+	h.layout = 3;
+	ok(probe(paths, b.n, &r, &h) == 0 && !any_level(&r, 6),
+	   "a hinted layout the rows do not bear out gives no raid6 candidate");
+	h = no_hints;
+	h.chunk_sectors = 256;
+	ok(probe(paths, b.n, &r, &h) == 0 && !any_level(&r, 6),
+	   "a hinted chunk the rows do not bear out gives no raid6 candidate");
+	h = no_hints;
+	h.level = 5;
+	ok(probe(paths, b.n, &r, &h) == 0 && r.ncand == 0, "a hinted level 5 on a raid6's members gives no candidate");
+	h = no_hints;
+	h.raid_disks = 4;
+	ok(probe(paths, b.n, &r, &h) == 0 && !any_level(&r, 6), "a hinted member count of 4 leaves out a raid6 of 5");
+	remove_files(paths, b.n);
+}
+
+static void test_raid5_missing(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512];
+	struct build b = { .level = 5, .layout = 2, .n = 4, .chunk = 128, .doff = 2048, .member_bytes = 2 * MIB,
+			   .seed = 0x5e155, .tag = "r5m-" };
+	bool said = false;
+
+	shuffle_roles(&b);
+	if (build(&b, paths) < 0) {
+		ok(0, "raid5 with a member missing: built");
+		return;
+	}
+	unlink(paths[1]);
+	strcpy(paths[1], "missing");
+	ok(probe(paths, b.n, &r, &no_hints) == 0, "raid5 with a member missing: probed");
+	for (int i = 0; i < r.nundecided; i++)
+		said |= strstr(r.undecided[i], "one member missing") != NULL;
+	ok(!any_level(&r, 5) && !any_level(&r, 6) && said,
+	   "raid5 with a member missing: no parity candidate, and it says only content can place the rest");
+	if (any_level(&r, 5) || !said)
+		describe(&r);
+	remove_files(paths, b.n);
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof(tmp), "%s/test_probe_parity.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -473,9 +539,11 @@ int main(void)
 	test_raid6_missing();
 	test_raid5_random();
 	test_raid5_zero_chunks();
+	test_raid5_missing();
 	test_two_arrays_mixed();
 	test_raid1_first();
 	test_copies();
+	test_hints();
 	rmdir(tmp);
 	return tap_done();
 }
