@@ -186,7 +186,7 @@ static bool level_allowed(const struct probe_hints *h, int level, int layout)
 int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		 struct diag *d)
 {
-	static struct copy_map cm;
+	struct copy_map cm;
 	int group[COPIES_MAX][COPIES_MAX], size[COPIES_MAX], pairs[COPIES_MAX][COPIES_MAX], npairs = 0;
 	uint64_t offs[PROBE_MAX_OFFSETS];
 	struct copy_shift cs;
