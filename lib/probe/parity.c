@@ -186,9 +186,14 @@ int probe_parity(struct probe_sample *s, const struct probe_hints *h, struct pro
 	if (h->level >= 0 && !layout_has_parity(h->level))
 		return 0;
 	int nsets = parity_sets_find(s, sets, MAX_PARITY_SETS);
-	for (int i = 0; i < nsets; i++)
+	for (int i = 0; i < nsets; i++) {
 		if (set_allowed(&sets[i], h) && probe_set(s, &sets[i], h, r, d) < 0)
 			return -1;
+		if (!sets[i].raid6 && missing == 1)
+			probe_result_undecided(r, "the raid5 of %d members may be a raid6 of %d whose Q stayed on the "
+					       "member given as missing (parity-last, a -6 layout): parity cannot tell",
+					       sets[i].n, sets[i].n + 1);
+	}
 	if (nsets == 0 && missing == 1 && probe_one_missing(s, h, r, d) < 0)
 		return -1;
 	if (r->ncand == before && missing == 1)
