@@ -69,11 +69,11 @@ reads_back() {
 
 @test "raid6 members given out of order: the order found names them where given" {
 	local -a m
-	mapfile -t m < <(zeroed_set r6-5d-64k-ls-1.2)
+	mapfile -t m < <(zeroed_set r6-5d-64k-rs-1.2)
 	local given=("${m[3]}" "${m[0]}" "${m[4]}" "${m[2]}" "${m[1]}")
-	run first_spec 7168K "${given[@]}"
+	run first_spec 3072K "${given[@]}"
 	assert_output --partial "order=1:4:3:0:2"
-	[ "$(stripe-read --geometry "$output" "${given[@]}" | sha)" = "$(manifest r6-5d-64k-ls-1.2 array_sha256)" ]
+	[ "$(stripe-read --geometry "$output" "${given[@]}" | sha)" = "$(manifest r6-5d-64k-rs-1.2 array_sha256)" ]
 }
 
 @test "left-asymmetric raid6 reads as left-symmetric in parity: both proposed, and it says so" {
@@ -86,7 +86,7 @@ reads_back() {
 
 @test "the probe writes nothing on the members it reads" {
 	local -a m
-	mapfile -t m < <(zeroed_set r6-5d-64k-ls-1.2)
+	mapfile -t m < <(zeroed_set r6-5d-64k-rs-1.2)
 	local before after
 	before=$(sha "${m[@]}")
 	"$TTOOLS/probe_evidence" "${m[@]}" > /dev/null
@@ -99,9 +99,9 @@ reads_back() {
 @test "a raid6 holding a real ext4 of real files, zeroed, is found exactly and reads its bytes back" {
 	plain_suite_only
 	local d=$BATS_TEST_TMPDIR/e6 spec
-	"$TOP/tests/probe/make-ext4-array" -S 12 "$d" 8M -l 6 -n 5 -c 32K -p right-symmetric > /dev/null
+	"$TOP/tests/probe/make-ext4-array" -S 8 "$d" 4M -l 6 -n 5 -c 32K -p right-symmetric > /dev/null
 	"$TOP/tests/probe/make-ext4-array" --zero "$d"
-	spec=$(first_spec 14336s "$d"/m*.img)
+	spec=$(first_spec 6144s "$d"/m*.img)
 	[ "$spec" = "$(cat "$d/truth")" ]
 	[ "$(stripe-read --geometry "$spec" "$d"/m*.img | sha)" = "$(cut -d' ' -f1 "$d/array.sha256")" ]
 }
