@@ -111,9 +111,21 @@ static int observe_raid6(const struct probe_sample *s, struct set_rows *sr, stru
 	return rc;
 }
 
-/* Nonzero blocks that pair off equal XOR to zero as data would with P
- * zero: duplicated files do that.  Such a row cannot say P holds data. */
-static bool in_pairs(const uint8_t *const *blk, int n, uint32_t nonzero)
+/* P is read at the sector: a file's last block is zero past its end, and a
+ * sector of zeros beside data shows that member is no P at that offset. */
+#define SECTOR 512u
+
+static bool span_zero(const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* Nonzero spans that pair off equal XOR to zero as data would with P zero:
+ * duplicated files do that.  Such a span cannot say P holds data. */
+static bool in_pairs(const uint8_t *const *blk, int n, size_t at, uint32_t nonzero)
 {
 	uint32_t left = nonzero;
 
@@ -123,13 +135,37 @@ static bool in_pairs(const uint8_t *const *blk, int n, uint32_t nonzero)
 		int a = __builtin_ctz(left), b;
 		left &= left - 1;
 		for (b = a + 1; b < n; b++)
-			if (left >> b & 1 && block_equal(blk[a], blk[b]))
+			if (left >> b & 1 && memcmp(blk[a] + at, blk[b] + at, SECTOR) == 0)
 				break;
 		if (b == n)
 			return false;
 		left &= ~(1u << b);
 	}
 	return true;
+}
+
+/* The members that hold data in every sector of the row that has any:
+ * P is among them.  Sectors whose data pairs off say so in *pair only: a
+ * lone pair is most often P and its one data sector, but may be a sector
+ * and its copy with P zero. */
+static uint32_t may_be_p(const uint8_t *const *blk, int n, uint32_t *pair)
+{
+	uint32_t may = (uint32_t)((1ull << n) - 1);
+
+	*pair = may;
+	for (size_t at = 0; at < PROBE_BLOCK; at += SECTOR) {
+		uint32_t nonzero = 0;
+		for (int k = 0; k < n; k++)
+			if (!span_zero(blk[k] + at, SECTOR))
+				nonzero |= 1u << k;
+		if (!nonzero)
+			continue;
+		if (!in_pairs(blk, n, at, nonzero))
+			may &= nonzero;
+		else if (__builtin_popcount(nonzero) == 2)
+			*pair &= nonzero;
+	}
+	return may;
 }
 
 static int observe_raid5(const struct probe_sample *s, struct set_rows *sr, struct diag *d)
@@ -140,24 +176,24 @@ static int observe_raid5(const struct probe_sample *s, struct set_rows *sr, stru
 	int rows = sample_rows(s), n = sr->set->n;
 
 	for (int i = 0; i < rows; i++) {
+		bool data = false;
 		memset(&r, 0, sizeof(r));
 		r.off = sample_row(s, i, all);
 		set_blocks(sr->set, all, blk);
 		memset(x, 0, sizeof(x));
 		for (int k = 0; k < n; k++)
 			if (!block_zero(blk[k])) {
-				r.pmask |= 1u << k;
+				data = true;
 				block_xor(x, blk[k]);
 			}
-		if (!r.pmask)
+		if (!data)
 			continue;
 		sr->with_data++;
 		if (!block_zero(x)) {
 			sr->inconsistent++;
 			continue;
 		}
-		if (in_pairs(blk, n, r.pmask))
-			r.pmask = (uint32_t)((1ull << n) - 1);
+		r.pmask = may_be_p(blk, n, &r.pair_mask);
 		if (sr->obs.n == 0)
 			sr->first = r.off;
 		if (obs_add(&sr->obs, &r) < 0)

@@ -33,6 +33,7 @@ struct build {
 	uint64_t doff;                    /* sectors */
 	size_t member_bytes;
 	int sparse;                       /* one data chunk in sparse is left zero */
+	bool tails;                       /* one data chunk a row ends in zero sectors, as a file does */
 	uint64_t seed;
 	int file_of_role[ST_MAX_DISKS];   /* the member file each role is written to */
 	const char *tag;                  /* file name prefix */
@@ -73,6 +74,8 @@ static void fill_parity_rows(const struct build *b, const struct geometry *g, ui
 		for (int dd = 0; dd < m.data_disks; dd++)
 			if (!b->sparse || next_random(x) % (uint64_t)b->sparse)
 				fill_random(base[m.data[dd]], chunk, x);
+		if (b->tails)
+			memset(base[m.data[next_random(x) % (uint64_t)m.data_disks]] + chunk - 1536, 0, 1536);
 		int nd = layout_row_blocks(&m, base, 0, zero, blocks);
 		if (m.qd >= 0)
 			parity_gen_pq(nd, chunk, blocks);
@@ -365,6 +368,27 @@ static void test_raid5_zero_chunks(void)
 	remove_files(paths, b.n);
 }
 
+static void test_raid5_tails(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512];
+	struct build b = { .level = 5, .layout = 3, .n = 4, .chunk = 16, .doff = 2048, .member_bytes = 2 * MIB,
+			   .tails = true, .seed = 0x7a115, .tag = "r5t-" };
+
+	shuffle_roles(&b);
+	if (build(&b, paths) < 0 || probe(paths, b.n, &r, &no_hints) < 0) {
+		ok(0, "raid5 whose chunks end in zero sectors: built and probed");
+		return;
+	}
+	int at = rank_of_exact(&r, &b, -1);
+	ok(at >= 0 && at <= 1 && r.cand[at].score == r.cand[0].score,
+	   "raid5 whose chunks end in zero sectors (file tails): P placed at the sector, the exact chunk and "
+	   "order among the first, level with left-symmetric's reading (found at %d)", at);
+	if (at < 0 || at > 1)
+		describe(&r);
+	remove_files(paths, b.n);
+}
+
 static bool uses_exactly(const struct probe_candidate *c, const bool *want, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -539,6 +563,7 @@ int main(void)
 	test_raid6_missing();
 	test_raid5_random();
 	test_raid5_zero_chunks();
+	test_raid5_tails();
 	test_raid5_missing();
 	test_two_arrays_mixed();
 	test_raid1_first();
