@@ -71,8 +71,12 @@ static void add_fits(const struct probe_sample *s, const struct set_rows *sr, in
 		candidate_base(&c, s, sr->set, level, &fits[i]);
 		if (c.score < MIN_SHARE || c.score < best - CLOSE)
 			continue;
-		probe_candidate_evidence(&c, "%s consistent in %d/%d rows with data sampled",
-					 level == MD_LEVEL_RAID6 ? "P and Q" : "P", sr->obs.n, sr->with_data);
+		if (level == MD_LEVEL_RAID6)
+			probe_candidate_evidence(&c, "P and Q solved in %d/%d rows with data sampled, %d rows "
+						 "no parity fits", sr->obs.n, sr->with_data, sr->inconsistent);
+		else
+			probe_candidate_evidence(&c, "P consistent in %d/%d rows with data sampled", sr->obs.n,
+						 sr->with_data);
 		if (sr->q_only)
 			probe_candidate_evidence(&c, "Q alone placed in %d of them (blocks too alike to "
 						 "solve for every data slot)", sr->q_only);
@@ -90,7 +94,11 @@ static void add_fits(const struct probe_sample *s, const struct set_rows *sr, in
 		/* the rows decided part of it: the rest is left for content */
 		if (unknown_roles(&c))
 			c.score *= (double)(c.spec.raid_disks - unknown_roles(&c) + 1) / (c.spec.raid_disks + 1);
-		c.score *= sr->with_data ? (double)sr->obs.n / sr->with_data : 0;
+		/* rows with data that speak against it: no parity fits them, or
+		 * they name roles this geometry puts elsewhere; rows too alike to
+		 * decide speak for nothing */
+		int against = sr->inconsistent + fits[i].rows - fits[i].fitting;
+		c.score *= sr->with_data ? 1 - (double)against / sr->with_data : 0;
 		probe_result_add(r, &c);
 	}
 }
