@@ -79,7 +79,8 @@ static double group_share(const struct copy_map *cm, const int *g, int n, int *r
 	return least;
 }
 
-static void add_raid1(const struct copy_map *cm, const int *g, int n, uint64_t doff, struct probe_result *r)
+static void add_raid1(const struct copy_map *cm, const int *g, int n, uint64_t doff, const bool *placed,
+		      struct probe_result *r)
 {
 	struct probe_candidate c;
 	int rows, equal;
@@ -88,9 +89,13 @@ static void add_raid1(const struct copy_map *cm, const int *g, int n, uint64_t d
 	for (int i = 0; i < n; i++)
 		c.spec.order[i] = cm->member[g[i]];
 	uses_order(&c);
-	/* members given beside the group stay unexplained: a mirror of some
-	 * of them is less likely than an array of all */
-	c.score = group_share(cm, g, n, &rows, &equal) * (0.5 + 0.5 * n / cm->np);
+	/* members given beside the group that no other evidence placed stay
+	 * unexplained: a mirror of some of them is less likely than an array
+	 * of all */
+	int explained = n;
+	for (int k = 0; k < cm->np; k++)
+		explained += placed[cm->member[k]] && !c.uses[cm->member[k]];
+	c.score = group_share(cm, g, n, &rows, &equal) * (0.5 + 0.5 * explained / cm->np);
 	probe_candidate_evidence(&c, "members equal in %d/%d rows with data sampled", equal, rows);
 	probe_candidate_evidence(&c, "data seen from member offset %llu: data offset %llu sectors",
 				 (unsigned long long)cm->first, (unsigned long long)doff);
@@ -198,9 +203,13 @@ int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct pro
 		return 0;
 	uint64_t doff = offs[0];
 	int ng = mirror_groups(&cm, group, size);
+	bool placed[ST_MAX_DISKS] = { false };          /* by the candidates other evidence made */
+	for (int i = 0; i < r->ncand; i++)
+		for (int m = 0; m < s->nmembers; m++)
+			placed[m] |= r->cand[i].uses[m];
 	for (int g = 0; g < ng; g++) {
 		if (level_allowed(h, MD_LEVEL_RAID1, 0) && (!h->raid_disks || h->raid_disks == size[g]))
-			add_raid1(&cm, group[g], size[g], doff, r);
+			add_raid1(&cm, group[g], size[g], doff, placed, r);
 		if (size[g] == 2)
 			memcpy(pairs[npairs++], group[g], sizeof(group[g]));
 	}

@@ -440,6 +440,41 @@ static void test_two_arrays_mixed(void)
 	remove_files(p6, 4);
 }
 
+static void test_mirror_beside_raid6(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512], p1[ST_MAX_DISKS][512], p6[ST_MAX_DISKS][512];
+	struct build b1 = { .level = 1, .layout = 0, .n = 2, .doff = 2048, .member_bytes = 2 * MIB,
+			    .seed = 0x1616, .tag = "mir1-" };
+	struct build b6 = { .level = 6, .layout = 2, .n = 4, .chunk = 64, .doff = 2048, .member_bytes = 2 * MIB,
+			    .seed = 0x6161, .tag = "mir6-" };
+
+	for (int k = 0; k < 2; k++)
+		b1.file_of_role[k] = k;
+	shuffle_roles(&b6);
+	if (build(&b1, p1) < 0 || build(&b6, p6) < 0) {
+		ok(0, "a raid1's members beside a raid6's: built");
+		return;
+	}
+	/* given in the order 6 1 6 6 1 6 */
+	strcpy(paths[0], p6[0]);
+	strcpy(paths[1], p1[0]);
+	strcpy(paths[2], p6[1]);
+	strcpy(paths[3], p6[2]);
+	strcpy(paths[4], p1[1]);
+	strcpy(paths[5], p6[3]);
+	bool mirror = false;
+	if (probe(paths, 6, &r, &no_hints) == 0)
+		for (int i = 0; i < r.ncand; i++)
+			mirror |= r.cand[i].spec.level == 1 && r.cand[i].spec.order[0] == 1 &&
+				  r.cand[i].spec.order[1] == 4 && r.cand[i].score == 1.0;
+	ok(mirror, "a raid1's members given beside a raid6's: the mirror found whole, the others placed by parity");
+	if (!mirror)
+		describe(&r);
+	remove_files(p1, 2);
+	remove_files(p6, 4);
+}
+
 static void copies_case(const char *what, int level, int layout, int n, uint32_t chunk, bool chunk_found)
 {
 	static struct probe_result r;
@@ -568,6 +603,7 @@ int main(void)
 	test_two_arrays_mixed();
 	test_raid1_first();
 	test_copies();
+	test_mirror_beside_raid6();
 	test_hints();
 	rmdir(tmp);
 	return tap_done();
