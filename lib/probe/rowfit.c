@@ -180,9 +180,12 @@ static bool layout_allowed(const struct probe_hints *h, int layout)
 
 static int fixed_raid6(const struct obs_list *o, int n, const struct probe_hints *h, uint64_t doff, struct fit *f)
 {
-	if (!layout_allowed(h, 5))
+	/* parity-last unless a hint names parity-first or parity-first-6 */
+	int layout = h->layout < 0 ? 5 : h->layout;
+
+	if (layout != 4 && layout != 5 && layout != 20)
 		return 0;
-	try_raid6(o, n, 5, h->chunk_sectors ? h->chunk_sectors : MAX_CHUNK_SECTORS, doff, f);
+	try_raid6(o, n, layout, h->chunk_sectors ? h->chunk_sectors : MAX_CHUNK_SECTORS, doff, f);
 	f->chunk_sectors = h->chunk_sectors;
 	return f->fitting > 0;
 }
