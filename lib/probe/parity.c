@@ -40,6 +40,8 @@ static void candidate_base(struct probe_candidate *c, const struct probe_sample 
 
 static const char *layout_word(int level, int layout, char *buf, int len)
 {
+	if (level == MD_LEVEL_RAID4)
+		return "parity-last";     /* raid4 has no other */
 	const char *name = layout >= 0 ? layout_name(level, layout, buf, len) : NULL;
 
 	return name ? name : "undecided";
