@@ -16,16 +16,17 @@
 #define ITABLE_SPREAD 8              /* and about as many over the rest */
 #define REFUTED_AFTER 4              /* misses before a geometry can be refuted */
 
-enum anchor_kind { ANCHOR_SUPER, ANCHOR_GDT, ANCHOR_ITABLE };
+enum anchor_kind { ANCHOR_SUPER, ANCHOR_GDT, ANCHOR_ITABLE, ANCHOR_HEADER };
 
 struct anchor {
 	enum anchor_kind kind;
-	uint64_t off;                /* filesystem byte */
+	uint64_t off;                /* array byte */
 	uint32_t number;             /* group, descriptor block, or first inode */
 };
 
 struct pinning {
 	struct probe_sample *s;
+	const struct ext4_primary *pr;
 	const struct ext4_sb *sb;
 	struct geometry_spec *spec;
 	struct geometry g;
@@ -36,15 +37,20 @@ struct pinning {
 	struct pin_tally *t;
 };
 
+/* An anchor at filesystem byte off. */
 static void add(struct pinning *p, enum anchor_kind kind, uint64_t off, uint32_t number)
 {
 	if (p->n < MAX_ANCHORS && off + p->sb->block_size <= p->sb->blocks * p->sb->block_size)
-		p->list[p->n++] = (struct anchor){ kind, off, number };
+		p->list[p->n++] = (struct anchor){ kind, p->pr->fs_offset + off, number };
 }
 
 static uint32_t anchor_len(const struct pinning *p, const struct anchor *a)
 {
-	return a->kind == ANCHOR_SUPER ? EXT4_SB_BYTES : p->sb->block_size;
+	switch (a->kind) {
+	case ANCHOR_SUPER: return EXT4_SB_BYTES;
+	case ANCHOR_HEADER: return VOLUME_SECTOR;
+	default: return p->sb->block_size;
+	}
 }
 
 /* What member bytes say of an anchor: an inode-table block of unused
@@ -66,6 +72,8 @@ static enum verdict holds(const struct pinning *p, const struct anchor *a, const
 	case ANCHOR_ITABLE:
 		ext4_inode_block_check(p->sb, a->number, buf, &ok, &bad);
 		return ok && !bad ? HELD : !ok && !bad ? SILENT : NOT_HELD;
+	case ANCHOR_HEADER:
+		return memcmp(buf, p->pr->volume->header, VOLUME_SECTOR) == 0 ? HELD : NOT_HELD;
 	}
 	return NOT_HELD;
 }
@@ -107,7 +115,7 @@ static void add_inode_tables(struct pinning *p, const struct anchor *gdt, int me
 static bool primary_gdt(const struct pinning *p, const struct anchor *a)
 {
 	return a->kind == ANCHOR_GDT &&
-	       a->off == ext4_gdt_offset(p->sb, 0) + (uint64_t)a->number * p->sb->block_size;
+	       a->off == p->pr->fs_offset + ext4_gdt_offset(p->sb, 0) + (uint64_t)a->number * p->sb->block_size;
 }
 
 /* Looks for one copy of anchor a at member byte at in role: checks the
@@ -168,6 +176,8 @@ static void plan(struct pinning *p)
 {
 	const struct ext4_sb *sb = p->sb;
 
+	if (p->pr->volume && p->n < MAX_ANCHORS)
+		p->list[p->n++] = (struct anchor){ ANCHOR_HEADER, p->pr->volume->header_at, 0 };
 	add(p, ANCHOR_SUPER, EXT4_SB_OFFSET, 0);
 	for (uint32_t j = 0; j < sb->gdt_blocks && j < MAX_GDT; j++)
 		add(p, ANCHOR_GDT, ext4_gdt_offset(sb, 0) + (uint64_t)j * sb->block_size, j);
@@ -197,6 +207,7 @@ bool anchor_pin(struct probe_sample *s, const struct ext4_primary *pr, struct ge
 	if (!p || !(p->block = malloc(pr->sb.block_size)))
 		goto out;
 	p->s = s;
+	p->pr = pr;
 	p->sb = &pr->sb;
 	p->spec = spec;
 	p->t = t;
@@ -237,7 +248,7 @@ static int find_in_window(const struct probe_sample *s, const struct probe_windo
 		for (int k = 0; k < np && !known; k++)
 			known = p[k].data_offset == start && ext4_same_fs(&p[k].sb, &sb);
 		if (!known)
-			p[np++] = (struct ext4_primary){ member, off, start, sb };
+			p[np++] = (struct ext4_primary){ member, off, start, 0, NULL, sb };
 	}
 	return np;
 }
@@ -252,4 +263,23 @@ int anchor_find_primaries(const struct probe_sample *s, const struct probe_hints
 			if (s->windows[w].buf[i])
 				np = find_in_window(s, &s->windows[w], i, h, p, np, max);
 	return np;
+}
+
+/* Any primary superblock in the sample, whichever member and place:
+ * inside a volume it lies wherever the geometry puts the volume's start. */
+int anchor_in_volume(const struct probe_sample *s, const struct volume *v, struct ext4_primary *p, int max)
+{
+	const struct probe_hints anywhere = { .level = -1, .layout = -1, .data_offset = UINT64_MAX };
+	struct ext4_primary found[8];
+	int nfound = anchor_find_primaries(s, &anywhere, found, 8), n = 0;
+
+	for (int k = 0; k < nfound && n < max; k++) {
+		bool known = false;
+		for (int j = 0; j < n && !known; j++)
+			known = ext4_same_fs(&p[j].sb, &found[k].sb);
+		if (!known)
+			p[n++] = (struct ext4_primary){ v->member, v->data_offset * 512 + v->header_at,
+							v->data_offset, v->fs_offset, v, found[k].sb };
+	}
+	return n;
 }

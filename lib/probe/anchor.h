@@ -7,13 +7,18 @@
 
 #include "probe/ext4.h"
 #include "probe/probe.h"
+#include "probe/volume.h"
 
-/* A primary superblock found in the sample: where the filesystem, and so
- * the array's data, starts on a member. */
+/* A primary superblock found in the sample, and where the filesystem
+ * starts: at the array's start, found where it lies on a member, or in a
+ * volume (a partition, an LVM2 PV) whose header at the array's start was
+ * found where it lies on a member. */
 struct ext4_primary {
 	int member;
-	uint64_t offset;             /* member byte of the superblock */
-	uint64_t data_offset;        /* sectors: the filesystem's start on the member */
+	uint64_t offset;             /* member byte of the superblock, or of the volume's header */
+	uint64_t data_offset;        /* sectors: the array's start on the member */
+	uint64_t fs_offset;          /* array byte where the filesystem starts */
+	const struct volume *volume; /* the header in front of it, an anchor too; NULL */
 	struct ext4_sb sb;
 };
 
@@ -27,6 +32,11 @@ struct pin_tally {
 	unsigned misses;             /* anchors a decided role does not hold */
 	unsigned unresolved;         /* anchors no free member holds (a missing one's, or a wrong guess) */
 };
+
+/* The ext4 a volume holds: its superblock found anywhere in the sample,
+ * placed at the volume's filesystem offset.  Fills up to max, one per
+ * filesystem found, and returns how many. */
+int anchor_in_volume(const struct probe_sample *s, const struct volume *v, struct ext4_primary *p, int max);
 
 /* Decides spec's PROBE_UNKNOWN roles (level, raid_disks, chunk, layout,
  * data offset and size set) by the anchors: a role whose anchor exactly

@@ -11,7 +11,8 @@
 #include "probe/evidence.h"
 #include "probe/fs_score.h"
 
-#define MAX_PRIMARIES 4
+#define MAX_PRIMARIES 8
+#define MAX_VOLUMES 4
 #define KEEP_PINNED 4                /* chunk and layout pairs scored through libext2fs */
 #define MAX_LEFTOVER 3               /* roles no anchor decided, tried every way */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
@@ -104,9 +105,23 @@ static int propose_metadata(const struct probe_hints *h, uint64_t data_offset)
 	return data_offset ? 120 : 100;
 }
 
+/* What the volume in front of the filesystem says: where it puts the
+ * filesystem and, from GPT's backup header, the array's size. */
+static void volume_evidence(struct probe_candidate *c, const struct ext4_primary *p)
+{
+	const struct volume *v = p->volume;
+
+	probe_candidate_evidence(c, "%s holds the ext4", v->what);
+	uint64_t per = array_bytes(c->spec.level, c->spec.raid_disks, 2);
+	if (v->array_sectors && per)
+		probe_candidate_evidence(c, "GPT: its backup header's place says the array holds %llu sectors, %llu a member",
+					 (unsigned long long)v->array_sectors,
+					 (unsigned long long)(v->array_sectors * 2 / per));
+}
+
 /* Scores one complete geometry and adds it to r; parent bounds the score
  * (what the other evidence said of the geometry it came from). */
-static bool score_and_add(struct run *run, const struct probe_candidate *parent,
+static bool score_and_add(struct run *run, const struct ext4_primary *p, const struct probe_candidate *parent,
 			  const struct geometry_spec *spec, const struct pin_tally *pin)
 {
 	struct geometry_spec sized = *spec;
@@ -120,7 +135,7 @@ static bool score_and_add(struct run *run, const struct probe_candidate *parent,
 		if (spec->chunk_sectors)
 			sized.size -= sized.size % spec->chunk_sectors;
 	}
-	if (fs_score(run->s, &sized, &t, &d) < 0)
+	if (fs_score(run->s, &sized, p ? p->fs_offset : 0, &t, &d) < 0)
 		return false;    /* a geometry the members cannot form (too many roles missing) */
 	c = parent ? *parent : (struct probe_candidate){ .score = 1 };
 	c.spec = *spec;
@@ -133,6 +148,8 @@ static bool score_and_add(struct run *run, const struct probe_candidate *parent,
 	c.score = fs < c.score ? fs : c.score;
 	fs_tally_line(&t, line, sizeof(line));
 	probe_candidate_evidence(&c, "%s", line);
+	if (p && p->volume && fs > 0)
+		volume_evidence(&c, p);
 	if (pin)
 		probe_candidate_evidence(&c, "ext4 anchors: %u where this geometry puts them, %u not", pin->hits,
 					 pin->misses);
@@ -142,8 +159,8 @@ static bool score_and_add(struct run *run, const struct probe_candidate *parent,
 
 /* The roles no anchor decided, filled with the free members (a member
  * given as "missing" reads as SPEC_MISSING) every way, each scored. */
-static int fill_leftovers(struct run *run, const struct probe_candidate *parent, struct geometry_spec *spec,
-			  const struct pin_tally *pin, bool *taken)
+static int fill_leftovers(struct run *run, const struct ext4_primary *p, const struct probe_candidate *parent,
+			  struct geometry_spec *spec, const struct pin_tally *pin, bool *taken)
 {
 	int role = -1, scored = 0;
 
@@ -151,7 +168,7 @@ static int fill_leftovers(struct run *run, const struct probe_candidate *parent,
 		if (spec->order[k] == PROBE_UNKNOWN)
 			role = k;
 	if (role < 0)
-		return score_and_add(run, parent, spec, pin);
+		return score_and_add(run, p, parent, spec, pin);
 	bool any = false;
 	for (int i = 0; i < run->s->nmembers; i++) {
 		if (taken[i])
@@ -159,12 +176,12 @@ static int fill_leftovers(struct run *run, const struct probe_candidate *parent,
 		any = true;
 		taken[i] = true;
 		spec->order[role] = run->s->members[i].path ? i : SPEC_MISSING;
-		scored += fill_leftovers(run, parent, spec, pin, taken);
+		scored += fill_leftovers(run, p, parent, spec, pin, taken);
 		taken[i] = false;
 	}
 	if (!any) {          /* fewer members given than roles: one not given at all */
 		spec->order[role] = SPEC_MISSING;
-		scored += fill_leftovers(run, parent, spec, pin, taken);
+		scored += fill_leftovers(run, p, parent, spec, pin, taken);
 	}
 	spec->order[role] = PROBE_UNKNOWN;
 	return scored;
@@ -242,7 +259,7 @@ static int expand(struct run *run, const struct ext4_primary *p, const struct pr
 			if (best[k].spec.order[role] >= 0)
 				taken[best[k].spec.order[role]] = true;
 		best[k].spec.size = 0;
-		scored += fill_leftovers(run, parent, &best[k].spec, &best[k].tally, taken);
+		scored += fill_leftovers(run, p, parent, &best[k].spec, &best[k].tally, taken);
 	}
 	return scored;
 }
@@ -314,11 +331,41 @@ static const struct ext4_primary *primary_for(const struct geometry_spec *g, con
 	return NULL;
 }
 
+/* The filesystems volumes at the array's start hold come first: the
+ * header pins the data offset and chunk 0's member.  A LUKS header says
+ * why the rest tells nothing. */
+static int find_primaries(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
+			  struct volume *v, struct ext4_primary *p)
+{
+	int nv = volume_find(s, h, v, MAX_VOLUMES), np = 0;
+
+	for (int k = 0; k < nv; k++) {
+		if (v[k].kind == VOLUME_LUKS)
+			probe_result_undecided(r, "%s header at sector %llu of member %d: the array's data offset, "
+						  "and data chunk 0 on that member; the rest is ciphertext, only parity can decide it",
+					       v[k].what, (unsigned long long)v[k].data_offset, v[k].member);
+		else
+			np += anchor_in_volume(s, &v[k], p + np, MAX_PRIMARIES / 2 - np);
+	}
+	int nv_primaries = np, nall = np + anchor_find_primaries(s, h, p + np, MAX_PRIMARIES - np);
+	/* a superblock found where a volume puts it is that volume's: read as
+	 * the array's start it gives a data offset the volume's header refutes */
+	for (int k = nv_primaries; k < nall; k++) {
+		bool held = false;
+		for (int j = 0; j < nv_primaries && !held; j++)
+			held = ext4_same_fs(&p[j].sb, &p[k].sb);
+		if (!held)
+			p[np++] = p[k];
+	}
+	return np;
+}
+
 int probe_content(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		  struct diag *d)
 {
+	struct volume v[MAX_VOLUMES];
 	struct ext4_primary p[MAX_PRIMARIES];
-	int np = anchor_find_primaries(s, h, p, MAX_PRIMARIES);
+	int np = find_primaries(s, h, r, v, p);
 	struct run run = { s, h, r };
 
 	if (!np) {
@@ -335,7 +382,7 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 	for (int i = 0; i < before->ncand; i++) {
 		const struct probe_candidate *c = &before->cand[i];
 		const struct ext4_primary *pr = primary_for(&c->spec, p, np);
-		int scored = complete(&c->spec) ? score_and_add(&run, c, &c->spec, NULL)
+		int scored = complete(&c->spec) ? score_and_add(&run, pr, c, &c->spec, NULL)
 			   : pr ? expand(&run, pr, c, &c->spec) : 0;
 		if (!scored)
 			probe_result_add(r, c);

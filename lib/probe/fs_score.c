@@ -183,7 +183,8 @@ static int spec_members(const struct probe_sample *s, const struct geometry_spec
 	return n;
 }
 
-int fs_score(struct probe_sample *s, const struct geometry_spec *spec, struct fs_tally *t, struct diag *d)
+int fs_score(struct probe_sample *s, const struct geometry_spec *spec, uint64_t fs_offset, struct fs_tally *t,
+	     struct diag *d)
 {
 	struct geometry_spec local;
 	char *paths[ST_MAX_DISKS];
@@ -200,6 +201,7 @@ int fs_score(struct probe_sample *s, const struct geometry_spec *spec, struct fs
 		array_close(&a);
 		return diag_fail(d, "out of memory");
 	}
+	ext2io_set_start(io, fs_offset);
 	initialize_ext2_error_table();
 	read_filesystem(io, t);
 	t->bytes_read = ext2io_bytes_read(io);

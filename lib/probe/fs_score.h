@@ -17,10 +17,11 @@ struct fs_tally {
 	uint64_t bytes_read;         /* array bytes the reads took */
 };
 
-/* Reads the filesystem through spec (every role a member or SPEC_MISSING,
- * size set) within a few MiB of reads.  Fails only when the array cannot
+/* Reads the filesystem starting at array byte fs_offset through spec (every
+ * role a member or SPEC_MISSING, size set) within a few MiB of reads.  Fails only when the array cannot
  * be formed; a geometry that shows no filesystem is a tally, not an error. */
-int fs_score(struct probe_sample *s, const struct geometry_spec *spec, struct fs_tally *t, struct diag *d);
+int fs_score(struct probe_sample *s, const struct geometry_spec *spec, uint64_t fs_offset, struct fs_tally *t,
+	     struct diag *d);
 
 /* 0..1: the parts that verified among those checked (descriptors,
  * backups, the walk), multiplied. */
