@@ -15,18 +15,20 @@
 #define ITABLE_RUN 16                /* inode-table blocks from each table's start */
 #define ITABLE_SPREAD 8              /* and about as many over the rest */
 #define REFUTED_AFTER 4              /* misses before a geometry can be refuted */
+#define MAX_AGS 64                   /* XFS allocation groups whose headers are looked for */
 
-enum anchor_kind { ANCHOR_SUPER, ANCHOR_GDT, ANCHOR_ITABLE, ANCHOR_HEADER };
+enum anchor_kind { ANCHOR_SUPER, ANCHOR_GDT, ANCHOR_ITABLE, ANCHOR_HEADER, ANCHOR_XFS_SB, ANCHOR_XFS_AGF,
+		   ANCHOR_XFS_AGI, ANCHOR_XFS_BTREE, ANCHOR_XFS_INODE };
 
 struct anchor {
 	enum anchor_kind kind;
 	uint64_t off;                /* array byte */
-	uint32_t number;             /* group, descriptor block, or first inode */
+	uint64_t number;             /* group, descriptor block, first inode, or inode */
 };
 
 struct pinning {
 	struct probe_sample *s;
-	const struct ext4_primary *pr;
+	const struct fs_primary *pr;
 	const struct ext4_sb *sb;
 	struct geometry_spec *spec;
 	struct geometry g;
@@ -37,10 +39,27 @@ struct pinning {
 	struct pin_tally *t;
 };
 
-/* An anchor at filesystem byte off. */
-static void add(struct pinning *p, enum anchor_kind kind, uint64_t off, uint32_t number)
+const char *fs_primary_name(const struct fs_primary *p)
 {
-	if (p->n < MAX_ANCHORS && off + p->sb->block_size <= p->sb->blocks * p->sb->block_size)
+	return p->kind == FS_XFS ? "XFS" : "ext4";
+}
+
+uint64_t fs_primary_bytes(const struct fs_primary *p)
+{
+	return p->kind == FS_XFS ? p->xfs.blocks * p->xfs.block_size : p->sb.blocks * p->sb.block_size;
+}
+
+bool fs_primary_same_fs(const struct fs_primary *a, const struct fs_primary *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	return a->kind == FS_XFS ? xfs_same_fs(&a->xfs, &b->xfs) : ext4_same_fs(&a->sb, &b->sb);
+}
+
+/* An anchor at filesystem byte off. */
+static void add(struct pinning *p, enum anchor_kind kind, uint64_t off, uint64_t number)
+{
+	if (p->n < MAX_ANCHORS && off < fs_primary_bytes(p->pr))
 		p->list[p->n++] = (struct anchor){ kind, p->pr->fs_offset + off, number };
 }
 
@@ -49,6 +68,11 @@ static uint32_t anchor_len(const struct pinning *p, const struct anchor *a)
 	switch (a->kind) {
 	case ANCHOR_SUPER: return EXT4_SB_BYTES;
 	case ANCHOR_HEADER: return VOLUME_SECTOR;
+	case ANCHOR_XFS_SB:
+	case ANCHOR_XFS_AGF:
+	case ANCHOR_XFS_AGI: return p->pr->xfs.sector_size;
+	case ANCHOR_XFS_BTREE: return p->pr->xfs.block_size;
+	case ANCHOR_XFS_INODE: return p->pr->xfs.inode_size;
 	default: return p->sb->block_size;
 	}
 }
@@ -74,6 +98,17 @@ static enum verdict holds(const struct pinning *p, const struct anchor *a, const
 		return ok && !bad ? HELD : !ok && !bad ? SILENT : NOT_HELD;
 	case ANCHOR_HEADER:
 		return memcmp(buf, p->pr->volume->header, VOLUME_SECTOR) == 0 ? HELD : NOT_HELD;
+	case ANCHOR_XFS_SB:
+		return xfs_header_check(&p->pr->xfs, XFS_SB, a->number, buf) ? HELD : NOT_HELD;
+	case ANCHOR_XFS_AGF:
+		return xfs_header_check(&p->pr->xfs, XFS_AGF, a->number, buf) ? HELD : NOT_HELD;
+	case ANCHOR_XFS_AGI:
+		return xfs_header_check(&p->pr->xfs, XFS_AGI, a->number, buf) ? HELD : NOT_HELD;
+	case ANCHOR_XFS_BTREE:
+		/* not every root block is in use: only a btree block found says something */
+		return xfs_btree_check(&p->pr->xfs, a->off - p->pr->fs_offset, buf) ? HELD : SILENT;
+	case ANCHOR_XFS_INODE:
+		return xfs_inode_check(&p->pr->xfs, a->number, buf) ? HELD : NOT_HELD;
 	}
 	return NOT_HELD;
 }
@@ -172,12 +207,35 @@ static void resolve(struct pinning *p, const struct anchor *a)
 	}
 }
 
+/* Every allocation group's superblock copy, AGF, AGI and btree roots,
+ * and the inodes of the root directory's chunk: a run of small anchors
+ * over consecutive chunks at the filesystem's start. */
+static void plan_xfs(struct pinning *p)
+{
+	const struct xfs_sb *sb = &p->pr->xfs;
+	uint64_t first = sb->root_inode & ~(uint64_t)(XFS_CHUNK_INODES - 1);
+
+	for (uint64_t ino = first; ino < first + XFS_CHUNK_INODES; ino++)
+		add(p, ANCHOR_XFS_INODE, xfs_inode_offset(sb, ino), ino);
+	for (uint32_t g = 0; g < sb->ag_count && g < MAX_AGS; g++) {
+		add(p, ANCHOR_XFS_SB, xfs_header_offset(sb, g, XFS_SB), g);
+		add(p, ANCHOR_XFS_AGF, xfs_header_offset(sb, g, XFS_AGF), g);
+		add(p, ANCHOR_XFS_AGI, xfs_header_offset(sb, g, XFS_AGI), g);
+		for (uint32_t b = 1; b <= XFS_BTREE_ROOTS; b++)
+			add(p, ANCHOR_XFS_BTREE, xfs_header_offset(sb, g, XFS_SB) + (uint64_t)b * sb->block_size, g);
+	}
+}
+
 static void plan(struct pinning *p)
 {
 	const struct ext4_sb *sb = p->sb;
 
 	if (p->pr->volume && p->n < MAX_ANCHORS)
 		p->list[p->n++] = (struct anchor){ ANCHOR_HEADER, p->pr->volume->header_at, 0 };
+	if (p->pr->kind == FS_XFS) {
+		plan_xfs(p);
+		return;
+	}
 	add(p, ANCHOR_SUPER, EXT4_SB_OFFSET, 0);
 	for (uint32_t j = 0; j < sb->gdt_blocks && j < MAX_GDT; j++)
 		add(p, ANCHOR_GDT, ext4_gdt_offset(sb, 0) + (uint64_t)j * sb->block_size, j);
@@ -196,7 +254,7 @@ static bool refuted(const struct pin_tally *t)
 	return t->misses >= REFUTED_AFTER && t->misses > t->hits;
 }
 
-bool anchor_pin(struct probe_sample *s, const struct ext4_primary *pr, struct geometry_spec *spec,
+bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geometry_spec *spec,
 		struct pin_tally *t)
 {
 	struct pinning *p = calloc(1, sizeof(*p));
@@ -204,7 +262,7 @@ bool anchor_pin(struct probe_sample *s, const struct ext4_primary *pr, struct ge
 	bool ok = false;
 
 	memset(t, 0, sizeof(*t));
-	if (!p || !(p->block = malloc(pr->sb.block_size)))
+	if (!p || !(p->block = malloc(pr->kind == FS_XFS ? XFS_BLOCK_MAX : pr->sb.block_size)))
 		goto out;
 	p->s = s;
 	p->pr = pr;
@@ -230,31 +288,53 @@ out:
 	return ok;
 }
 
-/* The sample's windows looked over at every sector for a primary
- * superblock; the filesystem starts 1024 bytes before it. */
-static int find_in_window(const struct probe_sample *s, const struct probe_window *w, int member,
-			  const struct probe_hints *h, struct ext4_primary *p, int np, int max)
+/* An ext4 primary superblock at raw (member byte off): the filesystem
+ * starts 1024 bytes before it. */
+static bool ext4_primary_at(const uint8_t *raw, uint64_t off, struct fs_primary *one)
 {
-	struct ext4_sb sb;
+	if (off < EXT4_SB_OFFSET || !ext4_sb_parse(raw, &one->sb) || one->sb.group != 0)
+		return false;
+	one->kind = FS_EXT4;
+	one->data_offset = (off - EXT4_SB_OFFSET) / 512;
+	return true;
+}
 
+/* An XFS superblock with AG 0's AGF after it: the filesystem starts there
+ * (a copy in another group is followed by that group's AGF). */
+static bool xfs_primary_at(const uint8_t *raw, size_t room, uint64_t off, struct fs_primary *one)
+{
+	if (room < XFS_SECTOR_MAX || !xfs_sb_parse(raw, &one->xfs) ||
+	    !xfs_header_check(&one->xfs, XFS_AGF, 0, raw + one->xfs.sector_size))
+		return false;
+	one->kind = FS_XFS;
+	one->data_offset = off / 512;
+	return true;
+}
+
+/* The sample's windows looked over at every sector for a primary
+ * superblock. */
+static int find_in_window(const struct probe_sample *s, const struct probe_window *w, int member,
+			  const struct probe_hints *h, struct fs_primary *p, int np, int max)
+{
 	for (size_t at = 0; at + EXT4_SB_BYTES <= w->len && np < max; at += 512) {
 		uint64_t off = w->offset + at;
-		if (off < EXT4_SB_OFFSET || !ext4_sb_parse(w->buf[member] + at, &sb) || sb.group != 0)
+		const uint8_t *raw = w->buf[member] + at;
+		struct fs_primary one = { .member = member, .offset = off };
+		if (!ext4_primary_at(raw, off, &one) && !xfs_primary_at(raw, w->len - at, off, &one))
 			continue;
-		uint64_t start = (off - EXT4_SB_OFFSET) / 512;
-		if (h->data_offset != UINT64_MAX && h->data_offset != start)
+		if (h->data_offset != UINT64_MAX && h->data_offset != one.data_offset)
 			continue;
 		bool known = false;
 		for (int k = 0; k < np && !known; k++)
-			known = p[k].data_offset == start && ext4_same_fs(&p[k].sb, &sb);
+			known = p[k].data_offset == one.data_offset && fs_primary_same_fs(&p[k], &one);
 		if (!known)
-			p[np++] = (struct ext4_primary){ member, off, start, 0, NULL, sb };
+			p[np++] = one;
 	}
 	return np;
 }
 
 int anchor_find_primaries(const struct probe_sample *s, const struct probe_hints *h,
-			  struct ext4_primary *p, int max)
+			  struct fs_primary *p, int max)
 {
 	int np = 0;
 
@@ -267,19 +347,24 @@ int anchor_find_primaries(const struct probe_sample *s, const struct probe_hints
 
 /* Any primary superblock in the sample, whichever member and place:
  * inside a volume it lies wherever the geometry puts the volume's start. */
-int anchor_in_volume(const struct probe_sample *s, const struct volume *v, struct ext4_primary *p, int max)
+int anchor_in_volume(const struct probe_sample *s, const struct volume *v, struct fs_primary *p, int max)
 {
 	const struct probe_hints anywhere = { .level = -1, .layout = -1, .data_offset = UINT64_MAX };
-	struct ext4_primary found[8];
+	struct fs_primary found[8];
 	int nfound = anchor_find_primaries(s, &anywhere, found, 8), n = 0;
 
 	for (int k = 0; k < nfound && n < max; k++) {
 		bool known = false;
 		for (int j = 0; j < n && !known; j++)
-			known = ext4_same_fs(&p[j].sb, &found[k].sb);
-		if (!known)
-			p[n++] = (struct ext4_primary){ v->member, v->data_offset * 512 + v->header_at,
-							v->data_offset, v->fs_offset, v, found[k].sb };
+			known = fs_primary_same_fs(&p[j], &found[k]);
+		if (!known) {
+			p[n] = found[k];
+			p[n].member = v->member;
+			p[n].offset = v->data_offset * 512 + v->header_at;
+			p[n].data_offset = v->data_offset;
+			p[n].fs_offset = v->fs_offset;
+			p[n++].volume = v;
+		}
 	}
 	return n;
 }

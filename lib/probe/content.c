@@ -1,8 +1,10 @@
-/* content: candidates completed, rescored and found from the ext4 the
+/* content: candidates completed, rescored and found from the filesystem
+ * (ext4 or XFS, at the array's start or in a GPT partition or LVM2 PV) the
  * members hold.  The primary superblock gives the data offset; for each
  * chunk and layout left open the anchors decide the order (anchor.c), a
  * few roles left over are tried every way, and each complete geometry is
- * judged by what libext2fs reads through it (fs_score.c). */
+ * judged by what libext2fs reads through it (fs_score.c), or an XFS by
+ * its allocation group headers (xfs_score.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "probe/anchor.h"
 #include "probe/evidence.h"
 #include "probe/fs_score.h"
+#include "probe/xfs_score.h"
 
 #define MAX_PRIMARIES 8
 #define MAX_VOLUMES 4
@@ -107,11 +110,11 @@ static int propose_metadata(const struct probe_hints *h, uint64_t data_offset)
 
 /* What the volume in front of the filesystem says: where it puts the
  * filesystem and, from GPT's backup header, the array's size. */
-static void volume_evidence(struct probe_candidate *c, const struct ext4_primary *p)
+static void volume_evidence(struct probe_candidate *c, const struct fs_primary *p)
 {
 	const struct volume *v = p->volume;
 
-	probe_candidate_evidence(c, "%s holds the ext4", v->what);
+	probe_candidate_evidence(c, "%s holds the %s", v->what, fs_primary_name(p));
 	uint64_t per = array_bytes(c->spec.level, c->spec.raid_disks, 2);
 	if (v->array_sectors && per)
 		probe_candidate_evidence(c, "GPT: its backup header's place says the array holds %llu sectors, %llu a member",
@@ -119,15 +122,36 @@ static void volume_evidence(struct probe_candidate *c, const struct ext4_primary
 					 (unsigned long long)(v->array_sectors * 2 / per));
 }
 
+/* How well spec (size set) reads p's filesystem, 0..1, with the line
+ * saying what was read; -1 when the members cannot form it (too many roles
+ * missing). */
+static double read_through(struct run *run, const struct fs_primary *p, const struct geometry_spec *spec,
+			   char *line, size_t len)
+{
+	uint64_t fs_offset = p ? p->fs_offset : 0;
+	struct diag d;
+
+	if (p && p->kind == FS_XFS) {
+		struct xfs_tally t;
+		if (xfs_score(run->s, spec, fs_offset, &p->xfs, &t, &d) < 0)
+			return -1;
+		xfs_tally_line(&t, line, len);
+		return xfs_tally_score(&t);
+	}
+	struct fs_tally t;
+	if (fs_score(run->s, spec, fs_offset, &t, &d) < 0)
+		return -1;
+	fs_tally_line(&t, line, len);
+	return fs_tally_score(&t);
+}
+
 /* Scores one complete geometry and adds it to r; parent bounds the score
  * (what the other evidence said of the geometry it came from). */
-static bool score_and_add(struct run *run, const struct ext4_primary *p, const struct probe_candidate *parent,
+static bool score_and_add(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
 			  const struct geometry_spec *spec, const struct pin_tally *pin)
 {
 	struct geometry_spec sized = *spec;
 	struct probe_candidate c;
-	struct fs_tally t;
-	struct diag d;
 	char line[PROBE_LINE];
 
 	if (!sized.size) {
@@ -135,31 +159,30 @@ static bool score_and_add(struct run *run, const struct ext4_primary *p, const s
 		if (spec->chunk_sectors)
 			sized.size -= sized.size % spec->chunk_sectors;
 	}
-	if (fs_score(run->s, &sized, p ? p->fs_offset : 0, &t, &d) < 0)
-		return false;    /* a geometry the members cannot form (too many roles missing) */
+	double fs = read_through(run, p, &sized, line, sizeof(line));
+	if (fs < 0)
+		return false;
 	c = parent ? *parent : (struct probe_candidate){ .score = 1 };
 	c.spec = *spec;
 	c.spec.size = parent ? parent->spec.size : 0;
 	if (!c.metadata)
 		c.metadata = propose_metadata(run->h, spec->data_offset);
-	double fs = fs_tally_score(&t);
 	if (!parent && fs == 0)
 		return false;    /* nothing of the filesystem reads through it: no candidate */
 	c.score = fs < c.score ? fs : c.score;
-	fs_tally_line(&t, line, sizeof(line));
 	probe_candidate_evidence(&c, "%s", line);
 	if (p && p->volume && fs > 0)
 		volume_evidence(&c, p);
 	if (pin)
-		probe_candidate_evidence(&c, "ext4 anchors: %u where this geometry puts them, %u not", pin->hits,
-					 pin->misses);
+		probe_candidate_evidence(&c, "%s anchors: %u where this geometry puts them, %u not",
+					 fs_primary_name(p), pin->hits, pin->misses);
 	probe_result_add(run->r, &c);
 	return true;
 }
 
 /* The roles no anchor decided, filled with the free members (a member
  * given as "missing" reads as SPEC_MISSING) every way, each scored. */
-static int fill_leftovers(struct run *run, const struct ext4_primary *p, const struct probe_candidate *parent,
+static int fill_leftovers(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
 			  struct geometry_spec *spec, const struct pin_tally *pin, bool *taken)
 {
 	int role = -1, scored = 0;
@@ -227,7 +250,7 @@ static void keep(struct pinned *best, int *nbest, const struct geometry_spec *g,
 
 /* Every chunk and layout partial leaves open, its order decided by the
  * anchors; the best few completed and scored. */
-static int expand(struct run *run, const struct ext4_primary *p, const struct probe_candidate *parent,
+static int expand(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
 		  const struct geometry_spec *partial)
 {
 	struct layouts ls = level_layouts(partial->level);
@@ -267,9 +290,9 @@ static int expand(struct run *run, const struct ext4_primary *p, const struct pr
 /* Does the filesystem fill an array of this level, as mkfs on the whole
  * array leaves it (more than one member's worth short would be another
  * level)?  loose: does it merely fit. */
-static bool level_fits(const struct probe_sample *s, const struct ext4_primary *p, int level, int n, bool loose)
+static bool level_fits(const struct probe_sample *s, const struct fs_primary *p, int level, int n, bool loose)
 {
-	uint64_t cap = capacity(s, p->data_offset) * 512, fs = p->sb.blocks * p->sb.block_size;
+	uint64_t cap = capacity(s, p->data_offset) * 512, fs = fs_primary_bytes(p);
 	uint64_t room = array_bytes(level, n, cap);
 
 	if (!room || fs > room)
@@ -279,7 +302,7 @@ static bool level_fits(const struct probe_sample *s, const struct ext4_primary *
 
 /* Candidates from the anchors alone: the level and member count hinted,
  * or each level the filesystem's size fits. */
-static void propose(struct run *run, const struct ext4_primary *p)
+static void propose(struct run *run, const struct fs_primary *p)
 {
 	const struct probe_hints *h = run->h;
 	struct probe_sample *s = run->s;
@@ -323,7 +346,7 @@ static void note_layout_tie(struct probe_result *r)
 }
 
 /* The primary a partial candidate can use: its data offset's, or the first. */
-static const struct ext4_primary *primary_for(const struct geometry_spec *g, const struct ext4_primary *p, int np)
+static const struct fs_primary *primary_for(const struct geometry_spec *g, const struct fs_primary *p, int np)
 {
 	for (int k = 0; k < np; k++)
 		if (g->data_offset == UINT64_MAX || g->data_offset == p[k].data_offset)
@@ -335,7 +358,7 @@ static const struct ext4_primary *primary_for(const struct geometry_spec *g, con
  * header pins the data offset and chunk 0's member.  A LUKS header says
  * why the rest tells nothing. */
 static int find_primaries(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
-			  struct volume *v, struct ext4_primary *p)
+			  struct volume *v, struct fs_primary *p)
 {
 	int nv = volume_find(s, h, v, MAX_VOLUMES), np = 0;
 
@@ -353,7 +376,7 @@ static int find_primaries(struct probe_sample *s, const struct probe_hints *h, s
 	for (int k = nv_primaries; k < nall; k++) {
 		bool held = false;
 		for (int j = 0; j < nv_primaries && !held; j++)
-			held = ext4_same_fs(&p[j].sb, &p[k].sb);
+			held = fs_primary_same_fs(&p[j], &p[k]);
 		if (!held)
 			p[np++] = p[k];
 	}
@@ -364,7 +387,7 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 		  struct diag *d)
 {
 	struct volume v[MAX_VOLUMES];
-	struct ext4_primary p[MAX_PRIMARIES];
+	struct fs_primary p[MAX_PRIMARIES];
 	int np = find_primaries(s, h, r, v, p);
 	struct run run = { s, h, r };
 
@@ -381,7 +404,7 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 	r->ncand = 0;
 	for (int i = 0; i < before->ncand; i++) {
 		const struct probe_candidate *c = &before->cand[i];
-		const struct ext4_primary *pr = primary_for(&c->spec, p, np);
+		const struct fs_primary *pr = primary_for(&c->spec, p, np);
 		int scored = complete(&c->spec) ? score_and_add(&run, pr, c, &c->spec, NULL)
 			   : pr ? expand(&run, pr, c, &c->spec) : 0;
 		if (!scored)
