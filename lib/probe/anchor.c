@@ -16,6 +16,7 @@
 #define ITABLE_SPREAD 8              /* and about as many over the rest */
 #define REFUTED_AFTER 4              /* misses before a geometry can be refuted */
 #define MAX_AGS 64                   /* XFS allocation groups whose headers are looked for */
+#define XFS_CHUNKS 8                 /* inode chunks of each group's inode btree root looked at */
 
 enum anchor_kind { ANCHOR_SUPER, ANCHOR_GDT, ANCHOR_ITABLE, ANCHOR_HEADER, ANCHOR_XFS_SB, ANCHOR_XFS_AGF,
 		   ANCHOR_XFS_AGI, ANCHOR_XFS_BTREE, ANCHOR_XFS_INODE };
@@ -153,6 +154,32 @@ static bool primary_gdt(const struct pinning *p, const struct anchor *a)
 	       a->off == p->pr->fs_offset + ext4_gdt_offset(p->sb, 0) + (uint64_t)a->number * p->sb->block_size;
 }
 
+/* The inode chunks an XFS inode btree root found records, each inode an
+ * anchor: as ext4's inode tables, they spread over the groups. */
+static void add_xfs_inodes(struct pinning *p, const struct anchor *a, int member, uint64_t at)
+{
+	const struct xfs_sb *sb = &p->pr->xfs;
+	uint64_t first[XFS_CHUNKS];
+	struct diag d;
+
+	if (probe_read(p->s, member, p->block, sb->block_size, at, &d) < 0)
+		return;
+	int n = xfs_inobt_chunks(sb, (uint32_t)a->number, p->block, first, XFS_CHUNKS);
+	for (int k = 0; k < n; k++)
+		for (uint64_t ino = first[k]; ino < first[k] + XFS_CHUNK_INODES; ino++)
+			if (ino >> 6 != p->pr->xfs.root_inode >> 6)   /* the root's chunk is listed already */
+				add(p, ANCHOR_XFS_INODE, xfs_inode_offset(sb, ino), ino);
+}
+
+/* What an anchor found leads to: more anchors. */
+static void grow(struct pinning *p, const struct anchor *a, int member, uint64_t at)
+{
+	if (primary_gdt(p, a))
+		add_inode_tables(p, a, member, at);
+	else if (a->kind == ANCHOR_XFS_BTREE)
+		add_xfs_inodes(p, a, member, at);
+}
+
 /* Looks for one copy of anchor a at member byte at in role: checks the
  * role's member, or gives the role the one free member that holds it
  * (copies > 1 free members may hold it when they mirror each other). */
@@ -166,8 +193,7 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 		enum verdict v = member_holds(p, order[role], at, a);
 		if (v == HELD) {
 			p->t->hits++;
-			if (primary_gdt(p, a))
-				add_inode_tables(p, a, order[role], at);
+			grow(p, a, order[role], at);
 		} else if (v == NOT_HELD) {
 			p->t->misses++;
 		}
@@ -186,8 +212,7 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 	order[role] = found;
 	p->taken[found] = true;
 	p->t->hits++;
-	if (primary_gdt(p, a))
-		add_inode_tables(p, a, found, at);
+	grow(p, a, found, at);
 }
 
 static void resolve(struct pinning *p, const struct anchor *a)

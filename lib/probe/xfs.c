@@ -22,6 +22,11 @@
 #define BTREE_DADDR 16u              /* the block's own address in 512-byte units */
 #define BTREE_UUID 32u
 #define BTREE_CRC 52u
+#define BTREE_LEVEL 4u
+#define BTREE_RECORDS 6u
+#define BTREE_HEADER 56u             /* a v5 short-form block's header */
+#define INOBT_RECORD 16u
+#define AGI_ROOT 20u
 
 static bool crc_ok(const uint8_t *raw, uint32_t len, uint32_t at)
 {
@@ -114,4 +119,23 @@ bool xfs_btree_check(const struct xfs_sb *sb, uint64_t off, const uint8_t *raw)
 		known = memcmp(raw, magics[k], 4) == 0;
 	return known && sb->v5 && get_be64(raw + BTREE_DADDR) == off / 512 &&
 	       memcmp(raw + BTREE_UUID, sb->uuid, 16) == 0 && crc_ok(raw, sb->block_size, BTREE_CRC);
+}
+
+int xfs_inobt_chunks(const struct xfs_sb *sb, uint32_t ag, const uint8_t *raw, uint64_t *first, int max)
+{
+	uint32_t records = get_be16(raw + BTREE_RECORDS), fit = (sb->block_size - BTREE_HEADER) / INOBT_RECORD;
+	int n = 0;
+
+	if (memcmp(raw, "IAB3", 4) != 0 || get_be16(raw + BTREE_LEVEL) != 0)
+		return 0;
+	for (uint32_t k = 0; k < records && k < fit && n < max; k++) {
+		uint32_t agino = get_be32(raw + BTREE_HEADER + k * INOBT_RECORD);
+		first[n++] = (uint64_t)ag << (sb->ag_blocks_log + sb->inodes_per_block_log) | agino;
+	}
+	return n;
+}
+
+uint32_t xfs_agi_root(const uint8_t *raw)
+{
+	return get_be32(raw + AGI_ROOT);
 }

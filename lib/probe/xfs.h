@@ -58,4 +58,12 @@ bool xfs_inode_check(const struct xfs_sb *sb, uint64_t ino, const uint8_t *raw);
  * byte off? */
 bool xfs_btree_check(const struct xfs_sb *sb, uint64_t off, const uint8_t *raw);
 
+/* The inode chunks a leaf inode btree block (raw, block_size bytes, that
+ * xfs_btree_check passed) of allocation group ag records: their first
+ * inodes into first, up to max; how many. */
+int xfs_inobt_chunks(const struct xfs_sb *sb, uint32_t ag, const uint8_t *raw, uint64_t *first, int max);
+
+/* The AG block of the inode btree's root an AGI (checked) names. */
+uint32_t xfs_agi_root(const uint8_t *raw);
+
 #endif

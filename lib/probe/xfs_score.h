@@ -1,6 +1,7 @@
 /* xfs_score: how well a complete geometry reads an XFS: each allocation
- * group's superblock copy, AGF and AGI read through the array where the
- * superblock puts them, counted as verifying or not. */
+ * group's superblock copy, AGF, AGI, inode btree root and the inodes it
+ * records, read through the array where the superblock puts them, counted
+ * as verifying or not. */
 #ifndef STRIPE_PROBE_XFS_SCORE_H
 #define STRIPE_PROBE_XFS_SCORE_H
 
@@ -11,7 +12,7 @@
 
 struct xfs_tally {
 	bool opened;                 /* AG 0's headers read where the geometry puts the filesystem */
-	unsigned verified, expected; /* AG headers */
+	unsigned verified, expected; /* headers, btree roots and inodes */
 	uint64_t bytes_read;
 };
 
@@ -24,7 +25,8 @@ int xfs_score(struct probe_sample *s, const struct geometry_spec *spec, uint64_t
 /* 0..1: the headers verified among those predicted; 0 unless AG 0's were. */
 double xfs_tally_score(const struct xfs_tally *t);
 
-/* "XFS: 12/12 allocation group headers verified where this geometry puts them" */
+/* "XFS: 530/530 allocation group headers, inode btree roots and inodes
+ * verified where this geometry puts them" */
 void xfs_tally_line(const struct xfs_tally *t, char *buf, size_t len);
 
 #endif
