@@ -354,21 +354,65 @@ static const struct fs_primary *primary_for(const struct geometry_spec *g, const
 	return NULL;
 }
 
+/* Does member hold the role that keeps array byte at, under g (chunk and
+ * layout decided)?  Sets the role when it is undecided and the member free. */
+static bool pin_role_of(struct geometry_spec *g, uint64_t size, uint64_t at, int member)
+{
+	struct geometry geo;
+	struct copy c[ST_MAX_DISKS];
+	uint64_t sizes[ST_MAX_DISKS], run;
+
+	for (int r = 0; r < g->raid_disks; r++) {
+		sizes[r] = size;
+		if (g->order[r] == member)
+			return true;
+	}
+	if (geometry_init(&geo, g->level, g->layout, g->raid_disks, g->chunk_sectors, size, sizes, NULL) < 0 ||
+	    layout_locate(&geo, at / 512, c, &run) < 1 || g->order[c[0].role] != PROBE_UNKNOWN)
+		return false;
+	g->order[c[0].role] = member;
+	return true;
+}
+
+/* A LUKS header is the array's first bytes: a candidate parity left
+ * without a data offset takes its place, and where chunk and layout are
+ * decided its member (when one member alone holds it) takes the role that
+ * keeps them. */
+static void pin_by_header(struct run *run, const struct volume *v)
+{
+	for (int k = 0; k < run->r->ncand; k++) {
+		struct probe_candidate *c = &run->r->cand[k];
+		struct geometry_spec *g = &c->spec;
+		if (g->data_offset != UINT64_MAX && g->data_offset != v->data_offset)
+			continue;
+		g->data_offset = v->data_offset;
+		uint64_t size = capacity(run->s, v->data_offset);
+		bool role = v->holders == 1 && !layout_open(g) && g->chunk_sectors && size > g->chunk_sectors &&
+			    pin_role_of(g, size - size % g->chunk_sectors, v->header_at, v->member);
+		probe_candidate_evidence(c, "%s header at sector %llu of member %d: the data offset%s", v->what,
+					 (unsigned long long)v->data_offset, v->member,
+					 role ? ", and the member holding data chunk 0" : "");
+	}
+}
+
 /* The filesystems volumes at the array's start hold come first: the
  * header pins the data offset and chunk 0's member.  A LUKS header says
  * why the rest tells nothing. */
-static int find_primaries(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
-			  struct volume *v, struct fs_primary *p)
+static int find_primaries(struct run *run, struct volume *v, struct fs_primary *p)
 {
+	struct probe_sample *s = run->s;
+	const struct probe_hints *h = run->h;
 	int nv = volume_find(s, h, v, MAX_VOLUMES), np = 0;
 
 	for (int k = 0; k < nv; k++) {
-		if (v[k].kind == VOLUME_LUKS)
-			probe_result_undecided(r, "%s header at sector %llu of member %d: the array's data offset, "
+		if (v[k].kind == VOLUME_LUKS) {
+			pin_by_header(run, &v[k]);
+			probe_result_undecided(run->r, "%s header at sector %llu of member %d: the array's data offset, "
 						  "and data chunk 0 on that member; the rest is ciphertext, only parity can decide it",
 					       v[k].what, (unsigned long long)v[k].data_offset, v[k].member);
-		else
+		} else {
 			np += anchor_in_volume(s, &v[k], p + np, MAX_PRIMARIES / 2 - np);
+		}
 	}
 	int nv_primaries = np, nall = np + anchor_find_primaries(s, h, p + np, MAX_PRIMARIES - np);
 	/* a superblock found where a volume puts it is that volume's: read as
@@ -388,8 +432,8 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 {
 	struct volume v[MAX_VOLUMES];
 	struct fs_primary p[MAX_PRIMARIES];
-	int np = find_primaries(s, h, r, v, p);
 	struct run run = { s, h, r };
+	int np = find_primaries(&run, v, p);
 
 	if (!np) {
 		probe_result_undecided(r, "no ext4 superblock found in the sample");

@@ -116,11 +116,15 @@ static bool luks(const uint8_t *sec, struct volume *v)
 	return true;
 }
 
-static bool known(const struct volume *v, int n, const struct volume *one)
+/* Is one found already?  The same header on another member at the same
+ * place counts as one more holder. */
+static bool known(struct volume *v, int n, const struct volume *one)
 {
 	for (int k = 0; k < n; k++)
-		if (v[k].kind == one->kind && v[k].data_offset == one->data_offset)
+		if (v[k].kind == one->kind && v[k].data_offset == one->data_offset) {
+			v[k].holders += v[k].member != one->member && memcmp(v[k].header, one->header, VOLUME_SECTOR) == 0;
 			return true;
+		}
 	return false;
 }
 
@@ -130,7 +134,7 @@ static int find_in_window(struct probe_sample *s, const struct probe_window *w, 
 	for (size_t at = 0; at + VOLUME_SECTOR <= w->len && n < max; at += VOLUME_SECTOR) {
 		const uint8_t *sec = w->buf[member] + at;
 		uint64_t off = w->offset + at;
-		struct volume one = { .member = member, .array_sectors = 0 };
+		struct volume one = { .member = member, .holders = 1 };
 		if (!gpt(s, member, off, sec, &one) && !lvm2(sec, off, &one) && !luks(sec, &one))
 			continue;
 		one.data_offset = (off - one.header_at) / VOLUME_SECTOR;

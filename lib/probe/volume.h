@@ -19,7 +19,8 @@ enum volume_kind { VOLUME_GPT, VOLUME_LVM2, VOLUME_LUKS };
  * anchor for that role. */
 struct volume {
 	enum volume_kind kind;
-	int member;                  /* the member holding data chunk 0 */
+	int member;                  /* the member holding data chunk 0 (the first, see holders) */
+	int holders;                 /* members holding it there: parity copies a chunk whose row is otherwise zero */
 	uint64_t data_offset;        /* sectors: the array's start on that member */
 	uint64_t header_at;          /* array byte of the header's sector */
 	uint8_t header[VOLUME_SECTOR];

@@ -84,6 +84,13 @@ need_xfs() {
 	assert_output --partial 'undecided: LUKS1 header at sector 2048 of member 0: the array'"'"'s data offset, and data chunk 0 on that member; the rest is ciphertext, only parity can decide it'
 }
 
+@test "a LUKS header gives a parity candidate its data offset and its member the role of data chunk 0" {
+	run -0 probe luks --given level=5,chunk=64K,layout=left-symmetric,data-offset=2048s,size=14336s,order=1:2:0 \
+		--unknown role0,role1,data-offset m2.img m0.img m1.img
+	assert_output --partial '1.000 level=5,chunk=64K,layout=left-symmetric,data-offset=2048s,size=7M,order=1:?:0'
+	assert_output --partial '  LUKS1 header at sector 2048 of member 1: the data offset, and the member holding data chunk 0'
+}
+
 @test "an XFS gives its exact geometry from its allocation groups and inodes" {
 	need_xfs
 	run -0 probe xfs m0.img m1.img m2.img m3.img m4.img
