@@ -57,13 +57,6 @@ bool fs_primary_same_fs(const struct fs_primary *a, const struct fs_primary *b)
 	return a->kind == FS_XFS ? xfs_same_fs(&a->xfs, &b->xfs) : ext4_same_fs(&a->sb, &b->sb);
 }
 
-/* An anchor at filesystem byte off. */
-static void add(struct pinning *p, enum anchor_kind kind, uint64_t off, uint64_t number)
-{
-	if (p->n < MAX_ANCHORS && off < fs_primary_bytes(p->pr))
-		p->list[p->n++] = (struct anchor){ kind, p->pr->fs_offset + off, number };
-}
-
 static uint32_t anchor_len(const struct pinning *p, const struct anchor *a)
 {
 	switch (a->kind) {
@@ -76,6 +69,16 @@ static uint32_t anchor_len(const struct pinning *p, const struct anchor *a)
 	case ANCHOR_XFS_INODE: return p->pr->xfs.inode_size;
 	default: return p->sb->block_size;
 	}
+}
+
+/* An anchor at filesystem byte off, when it lies wholly inside the
+ * filesystem. */
+static void add(struct pinning *p, enum anchor_kind kind, uint64_t off, uint64_t number)
+{
+	struct anchor a = { kind, p->pr->fs_offset + off, number };
+
+	if (p->n < MAX_ANCHORS && off + anchor_len(p, &a) <= fs_primary_bytes(p->pr))
+		p->list[p->n++] = a;
 }
 
 /* What member bytes say of an anchor: an inode-table block of unused
@@ -167,7 +170,7 @@ static void add_xfs_inodes(struct pinning *p, const struct anchor *a, int member
 	int n = xfs_inobt_chunks(sb, (uint32_t)a->number, p->block, first, XFS_CHUNKS);
 	for (int k = 0; k < n; k++)
 		for (uint64_t ino = first[k]; ino < first[k] + XFS_CHUNK_INODES; ino++)
-			if (ino >> 6 != p->pr->xfs.root_inode >> 6)   /* the root's chunk is listed already */
+			if (ino / XFS_CHUNK_INODES != sb->root_inode / XFS_CHUNK_INODES)   /* listed already */
 				add(p, ANCHOR_XFS_INODE, xfs_inode_offset(sb, ino), ino);
 }
 

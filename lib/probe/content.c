@@ -108,18 +108,52 @@ static int propose_metadata(const struct probe_hints *h, uint64_t data_offset)
 	return data_offset ? 120 : 100;
 }
 
+/* Is GPT's backup header at the array's last LBA where c's geometry, at
+ * the member size that LBA gives, puts it? */
+static bool gpt_backup_found(struct probe_sample *s, const struct probe_candidate *c, const struct volume *v,
+			     uint64_t member_sectors)
+{
+	const struct geometry_spec *g = &c->spec;
+	struct geometry geo;
+	struct copy cp[ST_MAX_DISKS];
+	uint64_t sizes[ST_MAX_DISKS], run;
+	uint8_t sec[VOLUME_SECTOR];
+	struct diag d;
+
+	for (int r = 0; r < g->raid_disks; r++)
+		sizes[r] = member_sectors;
+	if (geometry_init(&geo, g->level, g->layout, g->raid_disks, g->chunk_sectors, member_sectors, sizes, NULL) < 0)
+		return false;
+	int n = layout_locate(&geo, v->array_sectors - 1, cp, &run);
+	for (int k = 0; k < n; k++) {
+		int i = g->order[cp[k].role];
+		if (i >= 0 && s->members[i].path &&
+		    probe_read(s, i, sec, sizeof(sec), (g->data_offset + cp[k].sector) * VOLUME_SECTOR, &d) == 0 &&
+		    volume_gpt_backup_at(sec, v->array_sectors - 1))
+			return true;
+	}
+	return false;
+}
+
 /* What the volume in front of the filesystem says: where it puts the
  * filesystem and, from GPT's backup header, the array's size. */
-static void volume_evidence(struct probe_candidate *c, const struct fs_primary *p)
+static void volume_evidence(struct probe_sample *s, struct probe_candidate *c, const struct fs_primary *p)
 {
 	const struct volume *v = p->volume;
 
 	probe_candidate_evidence(c, "%s holds the %s", v->what, fs_primary_name(p));
 	uint64_t per = array_bytes(c->spec.level, c->spec.raid_disks, 2);
-	if (v->array_sectors && per)
-		probe_candidate_evidence(c, "GPT: its backup header's place says the array holds %llu sectors, %llu a member",
-					 (unsigned long long)v->array_sectors,
-					 (unsigned long long)(v->array_sectors * 2 / per));
+	if (!v->array_sectors || !per)
+		return;
+	uint64_t member = v->array_sectors * 2 / per;
+	if (gpt_backup_found(s, c, v, member))
+		probe_candidate_evidence(c, "GPT: its backup header at LBA %llu, where this geometry puts it: "
+					    "the array holds %llu sectors, %llu a member",
+					 (unsigned long long)(v->array_sectors - 1), (unsigned long long)v->array_sectors,
+					 (unsigned long long)member);
+	else
+		probe_candidate_evidence(c, "GPT: no backup header at LBA %llu, where its primary says, through this geometry",
+					 (unsigned long long)(v->array_sectors - 1));
 }
 
 /* How well spec (size set) reads p's filesystem, 0..1, with the line
@@ -172,7 +206,7 @@ static bool score_and_add(struct run *run, const struct fs_primary *p, const str
 	c.score = fs < c.score ? fs : c.score;
 	probe_candidate_evidence(&c, "%s", line);
 	if (p && p->volume && fs > 0)
-		volume_evidence(&c, p);
+		volume_evidence(run->s, &c, p);
 	if (pin)
 		probe_candidate_evidence(&c, "%s anchors: %u where this geometry puts them, %u not",
 					 fs_primary_name(p), pin->hits, pin->misses);

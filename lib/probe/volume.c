@@ -155,3 +155,8 @@ int volume_find(struct probe_sample *s, const struct probe_hints *h, struct volu
 				n = find_in_window(s, &s->windows[w], i, h, v, n, max);
 	return n;
 }
+
+bool volume_gpt_backup_at(const uint8_t *sec, uint64_t lba)
+{
+	return gpt_header_ok(sec) && get_le64(sec + 24) == lba && get_le64(sec + 32) == 1;
+}

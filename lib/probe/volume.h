@@ -33,4 +33,7 @@ struct volume {
  * offset (the first member that holds it), within the hinted data offset. */
 int volume_find(struct probe_sample *s, const struct probe_hints *h, struct volume *v, int max);
 
+/* Is sec a GPT backup header (valid, at lba, naming LBA 1 its primary)? */
+bool volume_gpt_backup_at(const uint8_t *sec, uint64_t lba);
+
 #endif

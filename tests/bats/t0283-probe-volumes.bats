@@ -57,10 +57,10 @@ need_xfs() {
 	assert_output --partial '  GPT: partition 1 at sector 2048 holds the ext4'
 }
 
-@test "the GPT's backup header gives the array's size and each member's" {
+@test "the GPT's backup header, found where the geometry puts the array's last LBA, gives its size and each member's" {
 	run -0 probe gpt m0.img m1.img m2.img m3.img m4.img
 	local member=$(grep -o 'size=[0-9]*s' "$BATS_FILE_TMPDIR/gpt/truth" | tr -dc 0-9)
-	assert_output --partial "GPT: its backup header's place says the array holds $((member * 4)) sectors, $member a member"
+	assert_output --partial "GPT: its backup header at LBA $((member * 4 - 1)), where this geometry puts it: the array holds $((member * 4)) sectors, $member a member"
 }
 
 @test "the GPT header pins the data offset: no candidate reads the partition's ext4 as the array's start" {
