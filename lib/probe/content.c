@@ -365,7 +365,7 @@ static void propose(struct run *run, const struct fs_primary *p)
 /* Layouts that place the data alike (RAID6's rotations and their DDF
  * twins differ in Q's order alone) read the same filesystem: say so
  * rather than let the order of trying decide. */
-static void note_layout_tie(struct probe_result *r)
+static void note_layout_tie(struct probe_result *r, const char *fs)
 {
 	const struct geometry_spec *a = &r->cand[0].spec, *b = &r->cand[1].spec;
 	char x[48], y[48];
@@ -374,7 +374,7 @@ static void note_layout_tie(struct probe_result *r)
 	    a->level != b->level || a->chunk_sectors != b->chunk_sectors || a->data_offset != b->data_offset ||
 	    memcmp(a->order, b->order, sizeof(a->order[0]) * (size_t)a->raid_disks) != 0)
 		return;
-	probe_result_undecided(r, "ext4 reads alike through layouts %s and %s: only parity can tell them apart",
+	probe_result_undecided(r, "%s reads alike through layouts %s and %s: only parity can tell them apart", fs,
 			       layout_name(a->level, a->layout, x, sizeof(x)) ?: "?",
 			       layout_name(b->level, b->layout, y, sizeof(y)) ?: "?");
 }
@@ -494,6 +494,6 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 	if (!r->ncand || r->cand[0].score < 1)
 		for (int k = 0; k < np; k++)
 			propose(&run, &p[k]);
-	note_layout_tie(r);
+	note_layout_tie(r, fs_primary_name(&p[0]));
 	return 0;
 }
