@@ -17,6 +17,7 @@
 #define REFUTED_AFTER 4              /* misses before a geometry can be refuted */
 #define MAX_AGS 64                   /* XFS allocation groups whose headers are looked for */
 #define XFS_CHUNKS 8                 /* inode chunks of each group's inode btree root looked at */
+#define MAX_DEFERRED 256
 
 enum anchor_kind { ANCHOR_SUPER, ANCHOR_GDT, ANCHOR_ITABLE, ANCHOR_HEADER, ANCHOR_XFS_SB, ANCHOR_XFS_AGF,
 		   ANCHOR_XFS_AGI, ANCHOR_XFS_BTREE, ANCHOR_XFS_INODE };
@@ -36,6 +37,9 @@ struct pinning {
 	bool taken[ST_MAX_DISKS];    /* members holding a role */
 	struct anchor list[MAX_ANCHORS];
 	int n;
+	struct anchor deferred[MAX_DEFERRED];   /* held by more free members than copies */
+	int ndeferred;
+	bool second_pass;
 	uint8_t *block;
 	struct pin_tally *t;
 };
@@ -185,13 +189,15 @@ static void grow(struct pinning *p, const struct anchor *a, int member, uint64_t
 
 /* Looks for one copy of anchor a at member byte at in role: checks the
  * role's member, or gives the role the one free member that holds it
- * (copies > 1 free members may hold it when they mirror each other). */
-static void place(struct pinning *p, const struct anchor *a, int role, uint64_t at, int copies)
+ * (copies > 1 free members may hold it when they mirror each other).
+ * false when more free members hold it than that: parity equals a chunk
+ * whose row is otherwise zero. */
+static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t at, int copies)
 {
 	int *order = p->spec->order, found = -1, nfound = 0;
 
 	if (order[role] == SPEC_MISSING)
-		return;
+		return true;
 	if (order[role] >= 0) {
 		enum verdict v = member_holds(p, order[role], at, a);
 		if (v == HELD) {
@@ -200,7 +206,7 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 		} else if (v == NOT_HELD) {
 			p->t->misses++;
 		}
-		return;
+		return true;
 	}
 	for (int i = 0; i < p->s->nmembers; i++)
 		if (!p->taken[i] && p->s->members[i].path && member_holds(p, i, at, a) == HELD) {
@@ -208,14 +214,17 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 			if (found < 0)
 				found = i;
 		}
-	if (!nfound || nfound > copies) {
+	if (nfound > copies)
+		return false;
+	if (!nfound) {
 		p->t->unresolved++;
-		return;
+		return true;
 	}
 	order[role] = found;
 	p->taken[found] = true;
 	p->t->hits++;
 	grow(p, a, found, at);
+	return true;
 }
 
 static void resolve(struct pinning *p, const struct anchor *a)
@@ -230,8 +239,15 @@ static void resolve(struct pinning *p, const struct anchor *a)
 		int undecided = 0;
 		for (int j = k; j < n; j++)
 			undecided += c[j].sector == c[k].sector && p->spec->order[c[j].role] == PROBE_UNKNOWN;
-		place(p, a, c[k].role, (p->spec->data_offset + c[k].sector) * 512 + a->off % 512,
-		      undecided ? undecided : 1);
+		if (place(p, a, c[k].role, (p->spec->data_offset + c[k].sector) * 512 + a->off % 512,
+			  undecided ? undecided : 1))
+			continue;
+		/* one copy held by several: once other anchors have given those
+		 * members their roles, the one left is this role's */
+		if (n == 1 && !p->second_pass && p->ndeferred < MAX_DEFERRED)
+			p->deferred[p->ndeferred++] = *a;
+		else
+			p->t->unresolved++;
 	}
 }
 
@@ -306,7 +322,13 @@ bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geom
 			  sizes, NULL) < 0)
 		goto out;
 	plan(p);
-	for (int i = 0; i < p->n && !refuted(t); i++)
+	int i = 0;
+	for (; i < p->n && !refuted(t); i++)
+		resolve(p, &p->list[i]);
+	p->second_pass = true;
+	for (int k = 0; k < p->ndeferred && !refuted(t); k++)
+		resolve(p, &p->deferred[k]);
+	for (; i < p->n && !refuted(t); i++)     /* what the deferred ones led to */
 		resolve(p, &p->list[i]);
 	ok = !refuted(t) && t->hits > 0;
 out:
