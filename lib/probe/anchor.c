@@ -15,36 +15,74 @@
 #define ITABLE_RUN 16                /* inode-table blocks from each table's start */
 #define ITABLE_SPREAD 8              /* and about as many over the rest */
 #define REFUTED_AFTER 4              /* misses before a geometry can be refuted */
+#define MAX_AGS 64                   /* XFS allocation groups whose headers are looked for */
+#define XFS_CHUNKS 8                 /* inode chunks of each group's inode btree root looked at */
+#define MAX_DEFERRED 256
 
-enum anchor_kind { ANCHOR_SUPER, ANCHOR_GDT, ANCHOR_ITABLE };
+enum anchor_kind { ANCHOR_SUPER, ANCHOR_GDT, ANCHOR_ITABLE, ANCHOR_HEADER, ANCHOR_XFS_SB, ANCHOR_XFS_AGF,
+		   ANCHOR_XFS_AGI, ANCHOR_XFS_BTREE, ANCHOR_XFS_INODE };
 
 struct anchor {
 	enum anchor_kind kind;
-	uint64_t off;                /* filesystem byte */
-	uint32_t number;             /* group, descriptor block, or first inode */
+	uint64_t off;                /* array byte */
+	uint64_t number;             /* group, descriptor block, first inode, or inode */
 };
 
 struct pinning {
 	struct probe_sample *s;
+	const struct fs_primary *pr;
 	const struct ext4_sb *sb;
 	struct geometry_spec *spec;
 	struct geometry g;
 	bool taken[ST_MAX_DISKS];    /* members holding a role */
 	struct anchor list[MAX_ANCHORS];
 	int n;
+	struct anchor deferred[MAX_DEFERRED];   /* held by more free members than copies */
+	int ndeferred;
+	bool second_pass;
 	uint8_t *block;
 	struct pin_tally *t;
 };
 
-static void add(struct pinning *p, enum anchor_kind kind, uint64_t off, uint32_t number)
+const char *fs_primary_name(const struct fs_primary *p)
 {
-	if (p->n < MAX_ANCHORS && off + p->sb->block_size <= p->sb->blocks * p->sb->block_size)
-		p->list[p->n++] = (struct anchor){ kind, off, number };
+	return p->kind == FS_XFS ? "XFS" : "ext4";
+}
+
+uint64_t fs_primary_bytes(const struct fs_primary *p)
+{
+	return p->kind == FS_XFS ? p->xfs.blocks * p->xfs.block_size : p->sb.blocks * p->sb.block_size;
+}
+
+bool fs_primary_same_fs(const struct fs_primary *a, const struct fs_primary *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	return a->kind == FS_XFS ? xfs_same_fs(&a->xfs, &b->xfs) : ext4_same_fs(&a->sb, &b->sb);
 }
 
 static uint32_t anchor_len(const struct pinning *p, const struct anchor *a)
 {
-	return a->kind == ANCHOR_SUPER ? EXT4_SB_BYTES : p->sb->block_size;
+	switch (a->kind) {
+	case ANCHOR_SUPER: return EXT4_SB_BYTES;
+	case ANCHOR_HEADER: return VOLUME_SECTOR;
+	case ANCHOR_XFS_SB:
+	case ANCHOR_XFS_AGF:
+	case ANCHOR_XFS_AGI: return p->pr->xfs.sector_size;
+	case ANCHOR_XFS_BTREE: return p->pr->xfs.block_size;
+	case ANCHOR_XFS_INODE: return p->pr->xfs.inode_size;
+	default: return p->sb->block_size;
+	}
+}
+
+/* An anchor at filesystem byte off, when it lies wholly inside the
+ * filesystem. */
+static void add(struct pinning *p, enum anchor_kind kind, uint64_t off, uint64_t number)
+{
+	struct anchor a = { kind, p->pr->fs_offset + off, number };
+
+	if (p->n < MAX_ANCHORS && off + anchor_len(p, &a) <= fs_primary_bytes(p->pr))
+		p->list[p->n++] = a;
 }
 
 /* What member bytes say of an anchor: an inode-table block of unused
@@ -66,6 +104,19 @@ static enum verdict holds(const struct pinning *p, const struct anchor *a, const
 	case ANCHOR_ITABLE:
 		ext4_inode_block_check(p->sb, a->number, buf, &ok, &bad);
 		return ok && !bad ? HELD : !ok && !bad ? SILENT : NOT_HELD;
+	case ANCHOR_HEADER:
+		return memcmp(buf, p->pr->volume->header, VOLUME_SECTOR) == 0 ? HELD : NOT_HELD;
+	case ANCHOR_XFS_SB:
+		return xfs_header_check(&p->pr->xfs, XFS_SB, a->number, buf) ? HELD : NOT_HELD;
+	case ANCHOR_XFS_AGF:
+		return xfs_header_check(&p->pr->xfs, XFS_AGF, a->number, buf) ? HELD : NOT_HELD;
+	case ANCHOR_XFS_AGI:
+		return xfs_header_check(&p->pr->xfs, XFS_AGI, a->number, buf) ? HELD : NOT_HELD;
+	case ANCHOR_XFS_BTREE:
+		/* not every root block is in use: only a btree block found says something */
+		return xfs_btree_check(&p->pr->xfs, a->off - p->pr->fs_offset, buf) ? HELD : SILENT;
+	case ANCHOR_XFS_INODE:
+		return xfs_inode_check(&p->pr->xfs, a->number, buf) ? HELD : NOT_HELD;
 	}
 	return NOT_HELD;
 }
@@ -107,28 +158,55 @@ static void add_inode_tables(struct pinning *p, const struct anchor *gdt, int me
 static bool primary_gdt(const struct pinning *p, const struct anchor *a)
 {
 	return a->kind == ANCHOR_GDT &&
-	       a->off == ext4_gdt_offset(p->sb, 0) + (uint64_t)a->number * p->sb->block_size;
+	       a->off == p->pr->fs_offset + ext4_gdt_offset(p->sb, 0) + (uint64_t)a->number * p->sb->block_size;
+}
+
+/* The inode chunks an XFS inode btree root found records, each inode an
+ * anchor: as ext4's inode tables, they spread over the groups. */
+static void add_xfs_inodes(struct pinning *p, const struct anchor *a, int member, uint64_t at)
+{
+	const struct xfs_sb *sb = &p->pr->xfs;
+	uint64_t first[XFS_CHUNKS];
+	struct diag d;
+
+	if (probe_read(p->s, member, p->block, sb->block_size, at, &d) < 0)
+		return;
+	int n = xfs_inobt_chunks(sb, (uint32_t)a->number, p->block, first, XFS_CHUNKS);
+	for (int k = 0; k < n; k++)
+		for (uint64_t ino = first[k]; ino < first[k] + XFS_CHUNK_INODES; ino++)
+			if (ino / XFS_CHUNK_INODES != sb->root_inode / XFS_CHUNK_INODES)   /* listed already */
+				add(p, ANCHOR_XFS_INODE, xfs_inode_offset(sb, ino), ino);
+}
+
+/* What an anchor found leads to: more anchors. */
+static void grow(struct pinning *p, const struct anchor *a, int member, uint64_t at)
+{
+	if (primary_gdt(p, a))
+		add_inode_tables(p, a, member, at);
+	else if (a->kind == ANCHOR_XFS_BTREE)
+		add_xfs_inodes(p, a, member, at);
 }
 
 /* Looks for one copy of anchor a at member byte at in role: checks the
  * role's member, or gives the role the one free member that holds it
- * (copies > 1 free members may hold it when they mirror each other). */
-static void place(struct pinning *p, const struct anchor *a, int role, uint64_t at, int copies)
+ * (copies > 1 free members may hold it when they mirror each other).
+ * false when more free members hold it than that: parity equals a chunk
+ * whose row is otherwise zero. */
+static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t at, int copies)
 {
 	int *order = p->spec->order, found = -1, nfound = 0;
 
 	if (order[role] == SPEC_MISSING)
-		return;
+		return true;
 	if (order[role] >= 0) {
 		enum verdict v = member_holds(p, order[role], at, a);
 		if (v == HELD) {
 			p->t->hits++;
-			if (primary_gdt(p, a))
-				add_inode_tables(p, a, order[role], at);
+			grow(p, a, order[role], at);
 		} else if (v == NOT_HELD) {
 			p->t->misses++;
 		}
-		return;
+		return true;
 	}
 	for (int i = 0; i < p->s->nmembers; i++)
 		if (!p->taken[i] && p->s->members[i].path && member_holds(p, i, at, a) == HELD) {
@@ -136,15 +214,17 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 			if (found < 0)
 				found = i;
 		}
-	if (!nfound || nfound > copies) {
+	if (nfound > copies)
+		return false;
+	if (!nfound) {
 		p->t->unresolved++;
-		return;
+		return true;
 	}
 	order[role] = found;
 	p->taken[found] = true;
 	p->t->hits++;
-	if (primary_gdt(p, a))
-		add_inode_tables(p, a, found, at);
+	grow(p, a, found, at);
+	return true;
 }
 
 static void resolve(struct pinning *p, const struct anchor *a)
@@ -159,8 +239,34 @@ static void resolve(struct pinning *p, const struct anchor *a)
 		int undecided = 0;
 		for (int j = k; j < n; j++)
 			undecided += c[j].sector == c[k].sector && p->spec->order[c[j].role] == PROBE_UNKNOWN;
-		place(p, a, c[k].role, (p->spec->data_offset + c[k].sector) * 512 + a->off % 512,
-		      undecided ? undecided : 1);
+		if (place(p, a, c[k].role, (p->spec->data_offset + c[k].sector) * 512 + a->off % 512,
+			  undecided ? undecided : 1))
+			continue;
+		/* one copy held by several: once other anchors have given those
+		 * members their roles, the one left is this role's */
+		if (n == 1 && !p->second_pass && p->ndeferred < MAX_DEFERRED)
+			p->deferred[p->ndeferred++] = *a;
+		else
+			p->t->unresolved++;
+	}
+}
+
+/* Every allocation group's superblock copy, AGF, AGI and btree roots,
+ * and the inodes of the root directory's chunk: a run of small anchors
+ * over consecutive chunks at the filesystem's start. */
+static void plan_xfs(struct pinning *p)
+{
+	const struct xfs_sb *sb = &p->pr->xfs;
+	uint64_t first = sb->root_inode & ~(uint64_t)(XFS_CHUNK_INODES - 1);
+
+	for (uint64_t ino = first; ino < first + XFS_CHUNK_INODES; ino++)
+		add(p, ANCHOR_XFS_INODE, xfs_inode_offset(sb, ino), ino);
+	for (uint32_t g = 0; g < sb->ag_count && g < MAX_AGS; g++) {
+		add(p, ANCHOR_XFS_SB, xfs_header_offset(sb, g, XFS_SB), g);
+		add(p, ANCHOR_XFS_AGF, xfs_header_offset(sb, g, XFS_AGF), g);
+		add(p, ANCHOR_XFS_AGI, xfs_header_offset(sb, g, XFS_AGI), g);
+		for (uint32_t b = 1; b <= XFS_BTREE_ROOTS; b++)
+			add(p, ANCHOR_XFS_BTREE, xfs_header_offset(sb, g, XFS_SB) + (uint64_t)b * sb->block_size, g);
 	}
 }
 
@@ -168,6 +274,12 @@ static void plan(struct pinning *p)
 {
 	const struct ext4_sb *sb = p->sb;
 
+	if (p->pr->volume && p->n < MAX_ANCHORS)
+		p->list[p->n++] = (struct anchor){ ANCHOR_HEADER, p->pr->volume->header_at, 0 };
+	if (p->pr->kind == FS_XFS) {
+		plan_xfs(p);
+		return;
+	}
 	add(p, ANCHOR_SUPER, EXT4_SB_OFFSET, 0);
 	for (uint32_t j = 0; j < sb->gdt_blocks && j < MAX_GDT; j++)
 		add(p, ANCHOR_GDT, ext4_gdt_offset(sb, 0) + (uint64_t)j * sb->block_size, j);
@@ -186,7 +298,7 @@ static bool refuted(const struct pin_tally *t)
 	return t->misses >= REFUTED_AFTER && t->misses > t->hits;
 }
 
-bool anchor_pin(struct probe_sample *s, const struct ext4_primary *pr, struct geometry_spec *spec,
+bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geometry_spec *spec,
 		struct pin_tally *t)
 {
 	struct pinning *p = calloc(1, sizeof(*p));
@@ -194,9 +306,10 @@ bool anchor_pin(struct probe_sample *s, const struct ext4_primary *pr, struct ge
 	bool ok = false;
 
 	memset(t, 0, sizeof(*t));
-	if (!p || !(p->block = malloc(pr->sb.block_size)))
+	if (!p || !(p->block = malloc(pr->kind == FS_XFS ? XFS_BLOCK_MAX : pr->sb.block_size)))
 		goto out;
 	p->s = s;
+	p->pr = pr;
 	p->sb = &pr->sb;
 	p->spec = spec;
 	p->t = t;
@@ -209,7 +322,13 @@ bool anchor_pin(struct probe_sample *s, const struct ext4_primary *pr, struct ge
 			  sizes, NULL) < 0)
 		goto out;
 	plan(p);
-	for (int i = 0; i < p->n && !refuted(t); i++)
+	int i = 0;
+	for (; i < p->n && !refuted(t); i++)
+		resolve(p, &p->list[i]);
+	p->second_pass = true;
+	for (int k = 0; k < p->ndeferred && !refuted(t); k++)
+		resolve(p, &p->deferred[k]);
+	for (; i < p->n && !refuted(t); i++)     /* what the deferred ones led to */
 		resolve(p, &p->list[i]);
 	ok = !refuted(t) && t->hits > 0;
 out:
@@ -219,31 +338,53 @@ out:
 	return ok;
 }
 
-/* The sample's windows looked over at every sector for a primary
- * superblock; the filesystem starts 1024 bytes before it. */
-static int find_in_window(const struct probe_sample *s, const struct probe_window *w, int member,
-			  const struct probe_hints *h, struct ext4_primary *p, int np, int max)
+/* An ext4 primary superblock at raw (member byte off): the filesystem
+ * starts 1024 bytes before it. */
+static bool ext4_primary_at(const uint8_t *raw, uint64_t off, struct fs_primary *one)
 {
-	struct ext4_sb sb;
+	if (off < EXT4_SB_OFFSET || !ext4_sb_parse(raw, &one->sb) || one->sb.group != 0)
+		return false;
+	one->kind = FS_EXT4;
+	one->data_offset = (off - EXT4_SB_OFFSET) / 512;
+	return true;
+}
 
+/* An XFS superblock with AG 0's AGF after it: the filesystem starts there
+ * (a copy in another group is followed by that group's AGF). */
+static bool xfs_primary_at(const uint8_t *raw, size_t room, uint64_t off, struct fs_primary *one)
+{
+	if (room < XFS_SECTOR_MAX || !xfs_sb_parse(raw, &one->xfs) ||
+	    !xfs_header_check(&one->xfs, XFS_AGF, 0, raw + one->xfs.sector_size))
+		return false;
+	one->kind = FS_XFS;
+	one->data_offset = off / 512;
+	return true;
+}
+
+/* The sample's windows looked over at every sector for a primary
+ * superblock. */
+static int find_in_window(const struct probe_sample *s, const struct probe_window *w, int member,
+			  const struct probe_hints *h, struct fs_primary *p, int np, int max)
+{
 	for (size_t at = 0; at + EXT4_SB_BYTES <= w->len && np < max; at += 512) {
 		uint64_t off = w->offset + at;
-		if (off < EXT4_SB_OFFSET || !ext4_sb_parse(w->buf[member] + at, &sb) || sb.group != 0)
+		const uint8_t *raw = w->buf[member] + at;
+		struct fs_primary one = { .member = member, .offset = off };
+		if (!ext4_primary_at(raw, off, &one) && !xfs_primary_at(raw, w->len - at, off, &one))
 			continue;
-		uint64_t start = (off - EXT4_SB_OFFSET) / 512;
-		if (h->data_offset != UINT64_MAX && h->data_offset != start)
+		if (h->data_offset != UINT64_MAX && h->data_offset != one.data_offset)
 			continue;
 		bool known = false;
 		for (int k = 0; k < np && !known; k++)
-			known = p[k].data_offset == start && ext4_same_fs(&p[k].sb, &sb);
+			known = p[k].data_offset == one.data_offset && fs_primary_same_fs(&p[k], &one);
 		if (!known)
-			p[np++] = (struct ext4_primary){ member, off, start, sb };
+			p[np++] = one;
 	}
 	return np;
 }
 
 int anchor_find_primaries(const struct probe_sample *s, const struct probe_hints *h,
-			  struct ext4_primary *p, int max)
+			  struct fs_primary *p, int max)
 {
 	int np = 0;
 
@@ -252,4 +393,28 @@ int anchor_find_primaries(const struct probe_sample *s, const struct probe_hints
 			if (s->windows[w].buf[i])
 				np = find_in_window(s, &s->windows[w], i, h, p, np, max);
 	return np;
+}
+
+/* Any primary superblock in the sample, whichever member and place:
+ * inside a volume it lies wherever the geometry puts the volume's start. */
+int anchor_in_volume(const struct probe_sample *s, const struct volume *v, struct fs_primary *p, int max)
+{
+	const struct probe_hints anywhere = { .level = -1, .layout = -1, .data_offset = UINT64_MAX };
+	struct fs_primary found[8];
+	int nfound = anchor_find_primaries(s, &anywhere, found, 8), n = 0;
+
+	for (int k = 0; k < nfound && n < max; k++) {
+		bool known = false;
+		for (int j = 0; j < n && !known; j++)
+			known = fs_primary_same_fs(&p[j], &found[k]);
+		if (!known) {
+			p[n] = found[k];
+			p[n].member = v->member;
+			p[n].offset = v->data_offset * 512 + v->header_at;
+			p[n].data_offset = v->data_offset;
+			p[n].fs_offset = v->fs_offset;
+			p[n++].volume = v;
+		}
+	}
+	return n;
 }

@@ -1,8 +1,10 @@
-/* content: candidates completed, rescored and found from the ext4 the
+/* content: candidates completed, rescored and found from the filesystem
+ * (ext4 or XFS, at the array's start or in a GPT partition or LVM2 PV) the
  * members hold.  The primary superblock gives the data offset; for each
  * chunk and layout left open the anchors decide the order (anchor.c), a
  * few roles left over are tried every way, and each complete geometry is
- * judged by what libext2fs reads through it (fs_score.c). */
+ * judged by what libext2fs reads through it (fs_score.c), or an XFS by
+ * its allocation group headers (xfs_score.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +12,10 @@
 #include "probe/anchor.h"
 #include "probe/evidence.h"
 #include "probe/fs_score.h"
+#include "probe/xfs_score.h"
 
-#define MAX_PRIMARIES 4
+#define MAX_PRIMARIES 8
+#define MAX_VOLUMES 4
 #define KEEP_PINNED 4                /* chunk and layout pairs scored through libext2fs */
 #define MAX_LEFTOVER 3               /* roles no anchor decided, tried every way */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
@@ -104,15 +108,84 @@ static int propose_metadata(const struct probe_hints *h, uint64_t data_offset)
 	return data_offset ? 120 : 100;
 }
 
+/* Is GPT's backup header at the array's last LBA where c's geometry, at
+ * the member size that LBA gives, puts it? */
+static bool gpt_backup_found(struct probe_sample *s, const struct probe_candidate *c, const struct volume *v,
+			     uint64_t member_sectors)
+{
+	const struct geometry_spec *g = &c->spec;
+	struct geometry geo;
+	struct copy cp[ST_MAX_DISKS];
+	uint64_t sizes[ST_MAX_DISKS], run;
+	uint8_t sec[VOLUME_SECTOR];
+	struct diag d;
+
+	for (int r = 0; r < g->raid_disks; r++)
+		sizes[r] = member_sectors;
+	if (geometry_init(&geo, g->level, g->layout, g->raid_disks, g->chunk_sectors, member_sectors, sizes, NULL) < 0)
+		return false;
+	int n = layout_locate(&geo, v->array_sectors - 1, cp, &run);
+	for (int k = 0; k < n; k++) {
+		int i = g->order[cp[k].role];
+		if (i >= 0 && s->members[i].path &&
+		    probe_read(s, i, sec, sizeof(sec), (g->data_offset + cp[k].sector) * VOLUME_SECTOR, &d) == 0 &&
+		    volume_gpt_backup_at(sec, v->array_sectors - 1))
+			return true;
+	}
+	return false;
+}
+
+/* What the volume in front of the filesystem says: where it puts the
+ * filesystem and, from GPT's backup header, the array's size. */
+static void volume_evidence(struct probe_sample *s, struct probe_candidate *c, const struct fs_primary *p)
+{
+	const struct volume *v = p->volume;
+
+	probe_candidate_evidence(c, "%s holds the %s", v->what, fs_primary_name(p));
+	uint64_t per = array_bytes(c->spec.level, c->spec.raid_disks, 2);
+	if (!v->array_sectors || !per)
+		return;
+	uint64_t member = v->array_sectors * 2 / per;
+	if (gpt_backup_found(s, c, v, member))
+		probe_candidate_evidence(c, "GPT: its backup header at LBA %llu, where this geometry puts it: "
+					    "the array holds %llu sectors, %llu a member",
+					 (unsigned long long)(v->array_sectors - 1), (unsigned long long)v->array_sectors,
+					 (unsigned long long)member);
+	else
+		probe_candidate_evidence(c, "GPT: no backup header at LBA %llu, where its primary says, through this geometry",
+					 (unsigned long long)(v->array_sectors - 1));
+}
+
+/* How well spec (size set) reads p's filesystem, 0..1, with the line
+ * saying what was read; -1 when the members cannot form it (too many roles
+ * missing). */
+static double read_through(struct run *run, const struct fs_primary *p, const struct geometry_spec *spec,
+			   char *line, size_t len)
+{
+	uint64_t fs_offset = p ? p->fs_offset : 0;
+	struct diag d;
+
+	if (p && p->kind == FS_XFS) {
+		struct xfs_tally t;
+		if (xfs_score(run->s, spec, fs_offset, &p->xfs, &t, &d) < 0)
+			return -1;
+		xfs_tally_line(&t, line, len);
+		return xfs_tally_score(&t);
+	}
+	struct fs_tally t;
+	if (fs_score(run->s, spec, fs_offset, &t, &d) < 0)
+		return -1;
+	fs_tally_line(&t, line, len);
+	return fs_tally_score(&t);
+}
+
 /* Scores one complete geometry and adds it to r; parent bounds the score
  * (what the other evidence said of the geometry it came from). */
-static bool score_and_add(struct run *run, const struct probe_candidate *parent,
+static bool score_and_add(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
 			  const struct geometry_spec *spec, const struct pin_tally *pin)
 {
 	struct geometry_spec sized = *spec;
 	struct probe_candidate c;
-	struct fs_tally t;
-	struct diag d;
 	char line[PROBE_LINE];
 
 	if (!sized.size) {
@@ -120,30 +193,31 @@ static bool score_and_add(struct run *run, const struct probe_candidate *parent,
 		if (spec->chunk_sectors)
 			sized.size -= sized.size % spec->chunk_sectors;
 	}
-	if (fs_score(run->s, &sized, &t, &d) < 0)
-		return false;    /* a geometry the members cannot form (too many roles missing) */
+	double fs = read_through(run, p, &sized, line, sizeof(line));
+	if (fs < 0)
+		return false;
 	c = parent ? *parent : (struct probe_candidate){ .score = 1 };
 	c.spec = *spec;
 	c.spec.size = parent ? parent->spec.size : 0;
 	if (!c.metadata)
 		c.metadata = propose_metadata(run->h, spec->data_offset);
-	double fs = fs_tally_score(&t);
 	if (!parent && fs == 0)
 		return false;    /* nothing of the filesystem reads through it: no candidate */
 	c.score = fs < c.score ? fs : c.score;
-	fs_tally_line(&t, line, sizeof(line));
 	probe_candidate_evidence(&c, "%s", line);
+	if (p && p->volume && fs > 0)
+		volume_evidence(run->s, &c, p);
 	if (pin)
-		probe_candidate_evidence(&c, "ext4 anchors: %u where this geometry puts them, %u not", pin->hits,
-					 pin->misses);
+		probe_candidate_evidence(&c, "%s anchors: %u where this geometry puts them, %u not",
+					 fs_primary_name(p), pin->hits, pin->misses);
 	probe_result_add(run->r, &c);
 	return true;
 }
 
 /* The roles no anchor decided, filled with the free members (a member
  * given as "missing" reads as SPEC_MISSING) every way, each scored. */
-static int fill_leftovers(struct run *run, const struct probe_candidate *parent, struct geometry_spec *spec,
-			  const struct pin_tally *pin, bool *taken)
+static int fill_leftovers(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
+			  struct geometry_spec *spec, const struct pin_tally *pin, bool *taken)
 {
 	int role = -1, scored = 0;
 
@@ -151,7 +225,7 @@ static int fill_leftovers(struct run *run, const struct probe_candidate *parent,
 		if (spec->order[k] == PROBE_UNKNOWN)
 			role = k;
 	if (role < 0)
-		return score_and_add(run, parent, spec, pin);
+		return score_and_add(run, p, parent, spec, pin);
 	bool any = false;
 	for (int i = 0; i < run->s->nmembers; i++) {
 		if (taken[i])
@@ -159,12 +233,12 @@ static int fill_leftovers(struct run *run, const struct probe_candidate *parent,
 		any = true;
 		taken[i] = true;
 		spec->order[role] = run->s->members[i].path ? i : SPEC_MISSING;
-		scored += fill_leftovers(run, parent, spec, pin, taken);
+		scored += fill_leftovers(run, p, parent, spec, pin, taken);
 		taken[i] = false;
 	}
 	if (!any) {          /* fewer members given than roles: one not given at all */
 		spec->order[role] = SPEC_MISSING;
-		scored += fill_leftovers(run, parent, spec, pin, taken);
+		scored += fill_leftovers(run, p, parent, spec, pin, taken);
 	}
 	spec->order[role] = PROBE_UNKNOWN;
 	return scored;
@@ -210,7 +284,7 @@ static void keep(struct pinned *best, int *nbest, const struct geometry_spec *g,
 
 /* Every chunk and layout partial leaves open, its order decided by the
  * anchors; the best few completed and scored. */
-static int expand(struct run *run, const struct ext4_primary *p, const struct probe_candidate *parent,
+static int expand(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
 		  const struct geometry_spec *partial)
 {
 	struct layouts ls = level_layouts(partial->level);
@@ -242,7 +316,7 @@ static int expand(struct run *run, const struct ext4_primary *p, const struct pr
 			if (best[k].spec.order[role] >= 0)
 				taken[best[k].spec.order[role]] = true;
 		best[k].spec.size = 0;
-		scored += fill_leftovers(run, parent, &best[k].spec, &best[k].tally, taken);
+		scored += fill_leftovers(run, p, parent, &best[k].spec, &best[k].tally, taken);
 	}
 	return scored;
 }
@@ -250,9 +324,9 @@ static int expand(struct run *run, const struct ext4_primary *p, const struct pr
 /* Does the filesystem fill an array of this level, as mkfs on the whole
  * array leaves it (more than one member's worth short would be another
  * level)?  loose: does it merely fit. */
-static bool level_fits(const struct probe_sample *s, const struct ext4_primary *p, int level, int n, bool loose)
+static bool level_fits(const struct probe_sample *s, const struct fs_primary *p, int level, int n, bool loose)
 {
-	uint64_t cap = capacity(s, p->data_offset) * 512, fs = p->sb.blocks * p->sb.block_size;
+	uint64_t cap = capacity(s, p->data_offset) * 512, fs = fs_primary_bytes(p);
 	uint64_t room = array_bytes(level, n, cap);
 
 	if (!room || fs > room)
@@ -262,7 +336,7 @@ static bool level_fits(const struct probe_sample *s, const struct ext4_primary *
 
 /* Candidates from the anchors alone: the level and member count hinted,
  * or each level the filesystem's size fits. */
-static void propose(struct run *run, const struct ext4_primary *p)
+static void propose(struct run *run, const struct fs_primary *p)
 {
 	const struct probe_hints *h = run->h;
 	struct probe_sample *s = run->s;
@@ -291,7 +365,7 @@ static void propose(struct run *run, const struct ext4_primary *p)
 /* Layouts that place the data alike (RAID6's rotations and their DDF
  * twins differ in Q's order alone) read the same filesystem: say so
  * rather than let the order of trying decide. */
-static void note_layout_tie(struct probe_result *r)
+static void note_layout_tie(struct probe_result *r, const char *fs)
 {
 	const struct geometry_spec *a = &r->cand[0].spec, *b = &r->cand[1].spec;
 	char x[48], y[48];
@@ -300,13 +374,13 @@ static void note_layout_tie(struct probe_result *r)
 	    a->level != b->level || a->chunk_sectors != b->chunk_sectors || a->data_offset != b->data_offset ||
 	    memcmp(a->order, b->order, sizeof(a->order[0]) * (size_t)a->raid_disks) != 0)
 		return;
-	probe_result_undecided(r, "ext4 reads alike through layouts %s and %s: only parity can tell them apart",
+	probe_result_undecided(r, "%s reads alike through layouts %s and %s: only parity can tell them apart", fs,
 			       layout_name(a->level, a->layout, x, sizeof(x)) ?: "?",
 			       layout_name(b->level, b->layout, y, sizeof(y)) ?: "?");
 }
 
 /* The primary a partial candidate can use: its data offset's, or the first. */
-static const struct ext4_primary *primary_for(const struct geometry_spec *g, const struct ext4_primary *p, int np)
+static const struct fs_primary *primary_for(const struct geometry_spec *g, const struct fs_primary *p, int np)
 {
 	for (int k = 0; k < np; k++)
 		if (g->data_offset == UINT64_MAX || g->data_offset == p[k].data_offset)
@@ -314,12 +388,86 @@ static const struct ext4_primary *primary_for(const struct geometry_spec *g, con
 	return NULL;
 }
 
+/* Does member hold the role that keeps array byte at, under g (chunk and
+ * layout decided)?  Sets the role when it is undecided and the member free. */
+static bool pin_role_of(struct geometry_spec *g, uint64_t size, uint64_t at, int member)
+{
+	struct geometry geo;
+	struct copy c[ST_MAX_DISKS];
+	uint64_t sizes[ST_MAX_DISKS], run;
+
+	for (int r = 0; r < g->raid_disks; r++) {
+		sizes[r] = size;
+		if (g->order[r] == member)
+			return true;
+	}
+	if (geometry_init(&geo, g->level, g->layout, g->raid_disks, g->chunk_sectors, size, sizes, NULL) < 0 ||
+	    layout_locate(&geo, at / 512, c, &run) < 1 || g->order[c[0].role] != PROBE_UNKNOWN)
+		return false;
+	g->order[c[0].role] = member;
+	return true;
+}
+
+/* A LUKS header is the array's first bytes: a candidate parity left
+ * without a data offset takes its place, and where chunk and layout are
+ * decided its member (when one member alone holds it) takes the role that
+ * keeps them. */
+static void pin_by_header(struct run *run, const struct volume *v)
+{
+	for (int k = 0; k < run->r->ncand; k++) {
+		struct probe_candidate *c = &run->r->cand[k];
+		struct geometry_spec *g = &c->spec;
+		if (g->data_offset != UINT64_MAX && g->data_offset != v->data_offset)
+			continue;
+		g->data_offset = v->data_offset;
+		uint64_t size = capacity(run->s, v->data_offset);
+		bool role = v->holders == 1 && !layout_open(g) && g->chunk_sectors && size > g->chunk_sectors &&
+			    pin_role_of(g, size - size % g->chunk_sectors, v->header_at, v->member);
+		probe_candidate_evidence(c, "%s header at sector %llu of member %d: the data offset%s", v->what,
+					 (unsigned long long)v->data_offset, v->member,
+					 role ? ", and the member holding data chunk 0" : "");
+	}
+}
+
+/* The filesystems volumes at the array's start hold come first: the
+ * header pins the data offset and chunk 0's member.  A LUKS header says
+ * why the rest tells nothing. */
+static int find_primaries(struct run *run, struct volume *v, struct fs_primary *p)
+{
+	struct probe_sample *s = run->s;
+	const struct probe_hints *h = run->h;
+	int nv = volume_find(s, h, v, MAX_VOLUMES), np = 0;
+
+	for (int k = 0; k < nv; k++) {
+		if (v[k].kind == VOLUME_LUKS) {
+			pin_by_header(run, &v[k]);
+			probe_result_undecided(run->r, "%s header at sector %llu of member %d: the array's data offset, "
+						  "and data chunk 0 on that member; the rest is ciphertext, only parity can decide it",
+					       v[k].what, (unsigned long long)v[k].data_offset, v[k].member);
+		} else {
+			np += anchor_in_volume(s, &v[k], p + np, MAX_PRIMARIES / 2 - np);
+		}
+	}
+	int nv_primaries = np, nall = np + anchor_find_primaries(s, h, p + np, MAX_PRIMARIES - np);
+	/* a superblock found where a volume puts it is that volume's: read as
+	 * the array's start it gives a data offset the volume's header refutes */
+	for (int k = nv_primaries; k < nall; k++) {
+		bool held = false;
+		for (int j = 0; j < nv_primaries && !held; j++)
+			held = fs_primary_same_fs(&p[j], &p[k]);
+		if (!held)
+			p[np++] = p[k];
+	}
+	return np;
+}
+
 int probe_content(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		  struct diag *d)
 {
-	struct ext4_primary p[MAX_PRIMARIES];
-	int np = anchor_find_primaries(s, h, p, MAX_PRIMARIES);
+	struct volume v[MAX_VOLUMES];
+	struct fs_primary p[MAX_PRIMARIES];
 	struct run run = { s, h, r };
+	int np = find_primaries(&run, v, p);
 
 	if (!np) {
 		probe_result_undecided(r, "no ext4 superblock found in the sample");
@@ -334,8 +482,8 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 	r->ncand = 0;
 	for (int i = 0; i < before->ncand; i++) {
 		const struct probe_candidate *c = &before->cand[i];
-		const struct ext4_primary *pr = primary_for(&c->spec, p, np);
-		int scored = complete(&c->spec) ? score_and_add(&run, c, &c->spec, NULL)
+		const struct fs_primary *pr = primary_for(&c->spec, p, np);
+		int scored = complete(&c->spec) ? score_and_add(&run, pr, c, &c->spec, NULL)
 			   : pr ? expand(&run, pr, c, &c->spec) : 0;
 		if (!scored)
 			probe_result_add(r, c);
@@ -346,6 +494,6 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 	if (!r->ncand || r->cand[0].score < 1)
 		for (int k = 0; k < np; k++)
 			propose(&run, &p[k]);
-	note_layout_tie(r);
+	note_layout_tie(r, fs_primary_name(&p[0]));
 	return 0;
 }

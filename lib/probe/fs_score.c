@@ -183,23 +183,35 @@ static int spec_members(const struct probe_sample *s, const struct geometry_spec
 	return n;
 }
 
-int fs_score(struct probe_sample *s, const struct geometry_spec *spec, struct fs_tally *t, struct diag *d)
+int probe_array_open(const struct probe_sample *s, const struct geometry_spec *spec, struct array *a,
+		     struct diag *d)
 {
 	struct geometry_spec local;
 	char *paths[ST_MAX_DISKS];
+	int n = spec_members(s, spec, &local, paths);
+
+	if (array_open_spec(a, paths, n, &local, d) < 0) {
+		array_close(a);
+		return -1;
+	}
+	return n;
+}
+
+int fs_score(struct probe_sample *s, const struct geometry_spec *spec, uint64_t fs_offset, struct fs_tally *t,
+	     struct diag *d)
+{
 	struct array a;
 
 	memset(t, 0, sizeof(*t));
-	int n = spec_members(s, spec, &local, paths);
-	if (array_open_spec(&a, paths, n, &local, d) < 0) {
-		array_close(&a);
+	int n = probe_array_open(s, spec, &a, d);
+	if (n < 0)
 		return -1;
-	}
 	struct ext2io *io = ext2io_new(&a, WINDOW);
 	if (!io) {
 		array_close(&a);
 		return diag_fail(d, "out of memory");
 	}
+	ext2io_set_start(io, fs_offset);
 	initialize_ext2_error_table();
 	read_filesystem(io, t);
 	t->bytes_read = ext2io_bytes_read(io);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "md/array.h"
 #include "probe/probe.h"
 
 struct fs_tally {
@@ -17,10 +18,16 @@ struct fs_tally {
 	uint64_t bytes_read;         /* array bytes the reads took */
 };
 
-/* Reads the filesystem through spec (every role a member or SPEC_MISSING,
- * size set) within a few MiB of reads.  Fails only when the array cannot
+/* Reads the filesystem starting at array byte fs_offset through spec (every
+ * role a member or SPEC_MISSING, size set) within a few MiB of reads.  Fails only when the array cannot
  * be formed; a geometry that shows no filesystem is a tally, not an error. */
-int fs_score(struct probe_sample *s, const struct geometry_spec *spec, struct fs_tally *t, struct diag *d);
+int fs_score(struct probe_sample *s, const struct geometry_spec *spec, uint64_t fs_offset, struct fs_tally *t,
+	     struct diag *d);
+
+/* Forms the array spec names from the sample's members (a role whose
+ * member is missing reads through parity): the members used, or -1. */
+int probe_array_open(const struct probe_sample *s, const struct geometry_spec *spec, struct array *a,
+		     struct diag *d);
 
 /* 0..1: the parts that verified among those checked (descriptors,
  * backups, the walk), multiplied. */

@@ -26,6 +26,7 @@ struct ext2io {
 	uint32_t magic;
 	struct array *a;
 	uint64_t size;               /* array bytes */
+	uint64_t start;              /* array byte where the filesystem begins */
 	struct win win[WIN_SLOTS];
 	uint64_t tick;
 	size_t win_bytes;
@@ -176,7 +177,8 @@ static errcode_t chan_read_blk64(io_channel io, unsigned long long block, int co
 
 	EXT2_CHECK_MAGIC(io, EXT2_ET_MAGIC_IO_CHANNEL);
 	len = count < 0 ? (size_t)-(long long)count : (size_t)count * (size_t)io->block_size;
-	return source_read(io->private_data, block * (unsigned long long)io->block_size, data, len);
+	struct ext2io *s = io->private_data;
+	return source_read(s, s->start + block * (unsigned long long)io->block_size, data, len);
 }
 
 static errcode_t chan_read_blk(io_channel io, unsigned long block, int count, void *data)
@@ -245,6 +247,11 @@ void ext2io_free(struct ext2io *s)
 	for (int i = 0; i < WIN_SLOTS; i++)
 		free(s->win[i].buf);
 	free(s);
+}
+
+void ext2io_set_start(struct ext2io *s, uint64_t start)
+{
+	s->start = start;
 }
 
 const char *ext2io_name(const struct ext2io *s)

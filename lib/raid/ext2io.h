@@ -21,6 +21,10 @@ struct ext2io;
 struct ext2io *ext2io_new(struct array *a, size_t window);
 void ext2io_free(struct ext2io *io);
 
+/* The filesystem starts start bytes into the array (a partition, a
+ * logical volume); 0 unless set. */
+void ext2io_set_start(struct ext2io *io, uint64_t start);
+
 const char *ext2io_name(const struct ext2io *io);
 io_manager ext2io_manager(void);
 

@@ -1,4 +1,5 @@
-/* endian: little-endian loads and stores for on-disk structures. */
+/* endian: little-endian loads and stores for on-disk structures, and the
+ * big-endian loads other formats' headers (LUKS, XFS) need. */
 #ifndef STRIPE_ENDIAN_H
 #define STRIPE_ENDIAN_H
 
@@ -35,6 +36,21 @@ static inline void put_le64(uint8_t *p, uint64_t v)
 {
 	put_le32(p, (uint32_t)v);
 	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
 }
 
 #endif
