@@ -1,0 +1,317 @@
+/* search: the probe from the members given to its verdict: sample, evidence,
+ * candidates made whole, members parted into arrays, superblocks weighed. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md/layout.h"
+#include "probe/evidence.h"
+#include "probe/search.h"
+#include "probe/shape.h"
+
+static bool level_has_chunk(int level)
+{
+	return level != MD_LEVEL_RAID1;
+}
+
+static bool level_has_layout(int level)
+{
+	return level != MD_LEVEL_RAID0 && level != MD_LEVEL_RAID1;
+}
+
+bool probe_candidate_complete(const struct probe_candidate *c)
+{
+	const struct geometry_spec *s = &c->spec;
+
+	if (s->raid_disks < 1 || s->data_offset == UINT64_MAX)
+		return false;
+	if (level_has_chunk(s->level) && s->chunk_sectors == 0)
+		return false;
+	if (level_has_layout(s->level) && s->layout < 0)
+		return false;
+	for (int r = 0; r < s->raid_disks; r++)
+		if (s->order[r] == PROBE_UNKNOWN)
+			return false;
+	return true;
+}
+
+/* mdadm writes 1.2 where data starts after the superblock's 4 KiB and
+ * 1.0 where it starts at 0; -e chooses among the versions that fit. */
+static int metadata_for(uint64_t data_offset, int hint)
+{
+	if (data_offset == 0)
+		return hint == 90 ? 90 : 100;
+	return hint == 110 ? 110 : 120;
+}
+
+static uint64_t smallest_used(const struct probe_candidate *c, const struct probe_member *m)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (int r = 0; r < c->spec.raid_disks; r++) {
+		int i = c->spec.order[r];
+		if (i >= 0 && m[i].sectors < least)
+			least = m[i].sectors;
+	}
+	return least == UINT64_MAX ? 0 : least;
+}
+
+void probe_candidate_finish(struct probe_candidate *c, const struct probe_member *m,
+			    const struct probe_hints *h)
+{
+	struct geometry_spec *s = &c->spec;
+
+	if (s->data_offset == UINT64_MAX)
+		return;
+	c->metadata = metadata_for(s->data_offset, h->metadata);
+	/* md keeps whole chunks of each member; a mirror's size mdadm rounds to 64 KiB */
+	uint32_t round = s->chunk_sectors ? s->chunk_sectors : 128;
+	const struct super_ops *ops = super_ops_of(c->metadata == 90 ? 0 : 1);
+	int minor = c->metadata == 90 ? 90 : c->metadata - 100;
+	s->size = ops->data_room(minor, smallest_used(c, m), s->data_offset) / round * round;
+}
+
+/* A candidate the user's -l -n -c -p -e --data-offset rule out. */
+static bool against_hints(const struct probe_candidate *c, const struct probe_hints *h)
+{
+	const struct geometry_spec *s = &c->spec;
+	bool known_offset = s->data_offset != UINT64_MAX;
+
+	return (h->level >= 0 && s->level != h->level) ||
+	       (h->raid_disks && s->raid_disks != h->raid_disks) ||
+	       (h->chunk_sectors && s->chunk_sectors && s->chunk_sectors != h->chunk_sectors) ||
+	       (h->layout >= 0 && s->layout >= 0 && s->layout != h->layout) ||
+	       (h->data_offset != UINT64_MAX && known_offset && s->data_offset != h->data_offset) ||
+	       (h->metadata && known_offset && (s->data_offset == 0) != (h->metadata <= 100));
+}
+
+static void keep_hinted(struct probe_result *r, const struct probe_hints *h)
+{
+	int kept = 0;
+
+	for (int i = 0; i < r->ncand; i++)
+		if (!against_hints(&r->cand[i], h))
+			r->cand[kept++] = r->cand[i];
+	r->ncand = kept;
+}
+
+static bool uses(const struct probe_candidate *c, int member)
+{
+	for (int r = 0; r < c->spec.raid_disks; r++)
+		if (c->spec.order[r] == member)
+			return true;
+	return false;
+}
+
+static bool overlap(const struct probe_candidate *a, const struct probe_candidate *b)
+{
+	for (int r = 0; r < a->spec.raid_disks; r++)
+		if (a->spec.order[r] >= 0 && uses(b, a->spec.order[r]))
+			return true;
+	return false;
+}
+
+/* The best candidate over each set of members no better one touches:
+ * several arrays' members given together part into their arrays. */
+static void find_groups(struct probe_outcome *o)
+{
+	const struct probe_result *r = &o->result;
+
+	for (int i = 0; i < r->ncand; i++) {
+		bool taken = false;
+		for (int g = 0; g < o->ngroups && !taken; g++)
+			taken = overlap(&r->cand[i], &r->cand[o->group[g].cand]);
+		if (taken)
+			continue;
+		struct probe_group *g = &o->group[o->ngroups++];
+		double next = 0;
+		for (int j = i + 1; j < r->ncand; j++)
+			if (overlap(&r->cand[i], &r->cand[j]) && r->cand[j].score > next)
+				next = r->cand[j].score;
+		g->cand = i;
+		g->lead = r->cand[i].score - next;
+		g->confident = probe_candidate_complete(&r->cand[i]) && r->cand[i].score >= PROBE_CONFIDENT_SCORE &&
+			       g->lead >= PROBE_CONFIDENT_LEAD;
+	}
+	for (int m = 0; m < o->nmembers; m++) {
+		bool used = false;
+		for (int g = 0; g < o->ngroups && !used; g++)
+			used = uses(&r->cand[o->group[g].cand], m);
+		if (o->members[m].path && !used)
+			o->unused[o->nunused++] = m;
+	}
+}
+
+static void note(struct probe_outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct probe_outcome *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->nnotes == PROBE_MAX_EVIDENCE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->notes[o->nnotes++], PROBE_LINE, fmt, ap);
+	va_end(ap);
+}
+
+/* Members of unequal size: the size proposed is the smallest's, and a
+ * member much larger may belong to another array. */
+static void weigh_sizes(struct probe_outcome *o)
+{
+	const struct probe_member *small = NULL, *large = NULL;
+
+	for (int i = 0; i < o->nmembers; i++) {
+		const struct probe_member *m = &o->members[i];
+		if (!m->path)
+			continue;
+		if (!small || m->sectors < small->sectors)
+			small = m;
+		if (!large || m->sectors > large->sectors)
+			large = m;
+	}
+	if (small && small->sectors != large->sectors)
+		note(o, "members differ in size: %s has %llu bytes, %s %llu; sizes proposed fit the smallest",
+		     large->path, (unsigned long long)large->dev.size, small->path,
+		     (unsigned long long)small->dev.size);
+}
+
+/* The geometry the superblocks of the array holding member first record,
+ * with the roles of every member given that shares its uuid. */
+static int super_geometry(const struct probe_outcome *o, int first, struct geometry_spec *s)
+{
+	const struct md_super *sb = &o->members[first].sb;
+	int n = 0;
+
+	*s = (struct geometry_spec){ .level = sb->level, .layout = sb->layout, .chunk_sectors = sb->chunk_sectors,
+				     .data_offset = sb->data_offset, .size = sb->size,
+				     .raid_disks = sb->raid_disks > ST_MAX_DISKS ? ST_MAX_DISKS : sb->raid_disks };
+	for (int r = 0; r < s->raid_disks; r++)
+		s->order[r] = SPEC_MISSING;
+	for (int i = first; i < o->nmembers; i++) {
+		const struct probe_member *m = &o->members[i];
+		if (!m->has_super || memcmp(m->sb.uuid, sb->uuid, sizeof(sb->uuid)) != 0)
+			continue;
+		n++;
+		if (m->sb.role >= 0 && m->sb.role < s->raid_disks)
+			s->order[m->sb.role] = i;
+	}
+	return n;
+}
+
+/* The candidate the members of s were found in, else the best of all. */
+static const struct probe_candidate *candidate_for(const struct probe_outcome *o, const struct geometry_spec *s)
+{
+	for (int g = 0; g < o->ngroups; g++) {
+		const struct probe_candidate *c = &o->result.cand[o->group[g].cand];
+		for (int r = 0; r < s->raid_disks; r++)
+			if (s->order[r] >= 0 && uses(c, s->order[r]))
+				return c;
+	}
+	return o->result.ncand ? &o->result.cand[0] : NULL;
+}
+
+static void weigh_one_super(struct probe_outcome *o, int first)
+{
+	struct geometry_spec said;
+	char says[PROBE_LINE], supports[PROBE_LINE];
+	int n = super_geometry(o, first, &said);
+	const struct probe_candidate *c = candidate_for(o, &said);
+
+	if (!c) {
+		probe_shape_describe(&said, NULL, says, sizeof(says));
+		note(o, "the superblocks on %d member%s say %s; the data bears out no geometry", n, n == 1 ? "" : "s",
+		     says);
+		return;
+	}
+	probe_shape_describe(&said, &c->spec, says, sizeof(says));
+	probe_shape_describe(&c->spec, &said, supports, sizeof(supports));
+	if (!says[0])
+		note(o, "the superblocks on %d member%s agree with the data", n, n == 1 ? "" : "s");
+	else
+		note(o, "the superblocks say %s; the data supports %s", says, supports);
+}
+
+/* Each array's superblocks left on the members, weighed against what the
+ * data supports: a wrong re-create shows here. */
+static void weigh_supers(struct probe_outcome *o)
+{
+	for (int i = 0; i < o->nmembers; i++) {
+		const struct probe_member *m = &o->members[i];
+		bool seen = false;
+		if (!m->has_super)
+			continue;
+		for (int j = 0; j < i && !seen; j++)
+			seen = o->members[j].has_super && memcmp(o->members[j].sb.uuid, m->sb.uuid, sizeof(m->sb.uuid)) == 0;
+		if (!seen)
+			weigh_one_super(o, i);
+	}
+}
+
+static enum probe_verdict verdict_of(const struct probe_outcome *o)
+{
+	if (o->result.ncand == 0)
+		return PROBE_NONE;
+	if (o->ngroups == 1 && o->group[0].confident && o->nunused == 0)
+		return PROBE_FOUND;
+	return PROBE_AMBIGUOUS;
+}
+
+static int gather(struct probe_outcome *o, const struct probe_hints *h, struct diag *d)
+{
+	if (probe_parity(&o->sample, h, &o->result, d) < 0 || probe_mirror(&o->sample, h, &o->result, d) < 0 ||
+	    probe_content(&o->sample, h, &o->result, d) < 0)
+		return -1;
+	keep_hinted(&o->result, h);
+	for (int i = 0; i < o->result.ncand; i++)
+		probe_candidate_finish(&o->result.cand[i], o->members, h);
+	return 0;
+}
+
+int probe_run(char *const *paths, int n, const struct probe_hints *h, struct progress *p,
+	      struct probe_outcome *o, struct diag *d)
+{
+	uint64_t budget = h->deep ? PROBE_DEEP_SAMPLE_BYTES : PROBE_SAMPLE_BYTES;
+	int present = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (n < 1 || n > ST_MAX_DISKS)
+		return diag_fail(d, "%d members given; the probe takes 1 to %d", n, ST_MAX_DISKS);
+	o->members = calloc((size_t)n, sizeof(*o->members));
+	if (!o->members)
+		return diag_fail(d, "out of memory for %d members", n);
+	if (probe_members_open(paths, n, o->members, d) < 0) {
+		free(o->members);
+		o->members = NULL;
+		return -1;
+	}
+	o->nmembers = n;
+	for (int i = 0; i < n; i++)
+		present += o->members[i].path != NULL;
+	if (p)
+		progress_start(p, p->mode, p->tool, "sampling", budget * (uint64_t)present);
+	int rc = probe_sample_read(&o->sample, o->members, n, budget, d);
+	if (p) {
+		progress_update(p, o->sample.bytes_read * (uint64_t)present);
+		progress_finish(p);
+	}
+	if (rc < 0 || gather(o, h, d) < 0) {
+		probe_outcome_free(o);
+		return -1;
+	}
+	weigh_sizes(o);
+	find_groups(o);
+	weigh_supers(o);
+	o->verdict = verdict_of(o);
+	return 0;
+}
+
+void probe_outcome_free(struct probe_outcome *o)
+{
+	probe_sample_free(&o->sample);
+	if (o->members)
+		probe_members_close(o->members, o->nmembers);
+	free(o->members);
+	o->members = NULL;
+	o->nmembers = 0;
+}

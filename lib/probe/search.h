@@ -1,0 +1,69 @@
+/* search: the probe from members to verdict: the sample read, the evidence
+ * modules run, each candidate made whole (size, metadata), the members
+ * parted into arrays, and the superblocks left weighed against the data. */
+#ifndef STRIPE_PROBE_SEARCH_H
+#define STRIPE_PROBE_SEARCH_H
+
+#include <stdbool.h>
+
+#include "probe/probe.h"
+#include "util/progress.h"
+
+/* A top candidate is an answer when it fits this much of the evidence... */
+#define PROBE_CONFIDENT_SCORE 0.9
+/* ...and leads the next candidate over the same members by this much. */
+#define PROBE_CONFIDENT_LEAD 0.1
+
+/* Sampled per member: a few tens of MiB, and with --deep more. */
+#define PROBE_SAMPLE_BYTES (32ull << 20)
+#define PROBE_DEEP_SAMPLE_BYTES (256ull << 20)
+
+/* One array found among the members: its best candidate and how far that
+ * leads the next candidate using any of the same members. */
+struct probe_group {
+	int cand;                    /* index in result.cand */
+	double lead;                 /* score above the runner-up; the score itself when alone */
+	bool confident;              /* complete, and both thresholds above met */
+};
+
+enum probe_verdict {
+	PROBE_FOUND,                 /* one confident answer using every member given */
+	PROBE_AMBIGUOUS,             /* candidates, but not one confident answer for all */
+	PROBE_NONE,                  /* no candidate at all */
+};
+
+struct probe_outcome {
+	int nmembers;
+	struct probe_member *members;        /* as given, "missing" included */
+	struct probe_sample sample;
+	struct probe_result result;
+	int ngroups;
+	struct probe_group group[PROBE_MAX_CANDIDATES];
+	int nunused;
+	int unused[ST_MAX_DISKS];            /* members no group uses */
+	int nnotes;
+	char notes[PROBE_MAX_EVIDENCE][PROBE_LINE];   /* superblocks weighed, sizes unequal */
+	enum probe_verdict verdict;
+};
+
+/* Opens paths (n of them, "missing" for an absent one) read-only, reads
+ * the sample (shown on p, when not NULL, with its mode and tool as the
+ * caller set them), runs the evidence modules with
+ * the hints h, and fills o.  -1 with a message naming the member for what
+ * stops the probe (a member given twice, unreadable, too many). */
+int probe_run(char *const *paths, int n, const struct probe_hints *h, struct progress *p,
+	      struct probe_outcome *o, struct diag *d);
+
+void probe_outcome_free(struct probe_outcome *o);
+
+/* Whether c leaves nothing undecided: every role, and chunk, layout and
+ * data offset where its level has them. */
+bool probe_candidate_complete(const struct probe_candidate *c);
+
+/* Sets c's proposed metadata and spec.size as mdadm would choose them
+ * over its members (the smallest used decides), with h's -e when it fits
+ * the data offset. */
+void probe_candidate_finish(struct probe_candidate *c, const struct probe_member *m,
+			    const struct probe_hints *h);
+
+#endif
