@@ -60,12 +60,15 @@ struct options {
 	bool quiet, verbose;
 };
 
+/* A usage error said (one line and where the help is): -1 to the caller. */
+#define USAGE_ERROR(...) (cli_usage_error(TOOL, __VA_ARGS__), -1)
+
 static int parse_pow2(const char *opt, const char *arg, uint64_t *bytes)
 {
 	if (cli_parse_kib(arg, bytes) < 0)
-		return cli_usage_error(TOOL, "%s: '%s' is not a size", opt, arg);
+		return USAGE_ERROR("%s: '%s' is not a size", opt, arg);
 	if (*bytes < 4096 || (*bytes & (*bytes - 1)) || *bytes > (1ULL << 30))
-		return cli_usage_error(TOOL, "%s %s: %llu bytes is not a power of two from 4K to 1G", opt, arg,
+		return USAGE_ERROR("%s %s: %llu bytes is not a power of two from 4K to 1G", opt, arg,
 				       (unsigned long long)*bytes);
 	return 0;
 }
@@ -82,7 +85,7 @@ static int parse_metadata(const char *arg, int *metadata)
 			*metadata = names[i].v;
 			return 0;
 		}
-	return cli_usage_error(TOOL, "--metadata: '%s' is not 0.90, 1.0, 1.1 or 1.2", arg);
+	return USAGE_ERROR("--metadata: '%s' is not 0.90, 1.0, 1.1 or 1.2", arg);
 }
 
 static int parse_option(int c, const char *arg, struct options *o)
@@ -95,11 +98,11 @@ static int parse_option(int c, const char *arg, struct options *o)
 	switch (c) {
 	case 'l':
 		h->level = level_parse(arg, &d);
-		return h->level == -100 ? cli_usage_error(TOOL, "%s", d.msg) : 0;
+		return h->level == -100 ? USAGE_ERROR("%s", d.msg) : 0;
 	case 'n': {
 		long v = strtol(arg, &end, 10);
 		if (!*arg || *end || v < 1 || v > ST_MAX_DISKS)
-			return cli_usage_error(TOOL, "--raid-devices: '%s' is not a number from 1 to %d", arg,
+			return USAGE_ERROR("--raid-devices: '%s' is not a number from 1 to %d", arg,
 					       ST_MAX_DISKS);
 		h->raid_disks = (int)v;
 		return 0;
@@ -113,7 +116,7 @@ static int parse_option(int c, const char *arg, struct options *o)
 	case 'e': return parse_metadata(arg, &h->metadata);
 	case 'D':
 		if (cli_parse_kib(arg, &bytes) < 0 || bytes % 512)
-			return cli_usage_error(TOOL, "--data-offset: '%s' is not a size in whole sectors", arg);
+			return USAGE_ERROR("--data-offset: '%s' is not a size in whole sectors", arg);
 		h->data_offset = bytes / 512;
 		return 0;
 	case 'd': h->deep = true; return 0;
@@ -124,7 +127,7 @@ static int parse_option(int c, const char *arg, struct options *o)
 	case 'P': return progress_option(TOOL, arg, &o->progress);
 	case 'q': o->quiet = true; return 0;
 	case 'v': o->verbose = true; return 0;
-	default: return cli_usage_error(TOOL, NULL);
+	default: return USAGE_ERROR(NULL);
 	}
 }
 
@@ -136,9 +139,9 @@ static int parse_layout(struct options *o)
 	if (!o->layout)
 		return 0;
 	if (o->hints.level < 0)
-		return cli_usage_error(TOOL, "--layout %s: give the level too (-l)", o->layout);
+		return USAGE_ERROR("--layout %s: give the level too (-l)", o->layout);
 	o->hints.layout = layout_parse(o->hints.level, o->layout, &d);
-	return o->hints.layout < 0 ? cli_usage_error(TOOL, "--layout: %s", d.msg) : 0;
+	return o->hints.layout < 0 ? USAGE_ERROR("--layout: %s", d.msg) : 0;
 }
 
 static int exit_status(enum probe_verdict v)
