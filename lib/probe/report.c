@@ -259,7 +259,7 @@ static void text_findings(FILE *f, const struct probe_outcome *o, bool every)
 	}
 	text_lines(f, "Could not decide", o->result.undecided, o->result.nundecided);
 	text_lines(f, "Notes", o->notes, o->nnotes);
-	if (o->nunused) {
+	if (o->nunused && o->ngroups) {
 		fprintf(f, "\nIn no array found:");
 		for (int u = 0; u < o->nunused; u++)
 			fprintf(f, " %s", o->members[o->unused[u]].path);
