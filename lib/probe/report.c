@@ -239,6 +239,8 @@ static void text_verdict(FILE *f, const struct probe_outcome *o)
 			"(-l -n -c) or --deep may decide it\n");
 	else if (o->ngroups > 1)
 		fprintf(f, "cannot decide one array: the members form %d arrays\n", o->ngroups);
+	else if (o->uneven)
+		fprintf(f, "cannot decide: the members differ in size by more than 1 %%; give the ones of this array\n");
 	else if (o->nunused)
 		fprintf(f, "cannot decide: %d member%s fit no candidate\n", o->nunused, o->nunused == 1 ? "" : "s");
 	else

@@ -156,7 +156,8 @@ static void note(struct probe_outcome *o, const char *fmt, ...)
 }
 
 /* Members of unequal size: the size proposed is the smallest's, and a
- * member much larger may belong to another array. */
+ * member much larger (by more than the 1 % mdadm lets pass without
+ * --force) may belong to another array, so no answer is sure. */
 static void weigh_sizes(struct probe_outcome *o)
 {
 	const struct probe_member *small = NULL, *large = NULL;
@@ -170,10 +171,11 @@ static void weigh_sizes(struct probe_outcome *o)
 		if (!large || m->sectors > large->sectors)
 			large = m;
 	}
-	if (small && small->sectors != large->sectors)
-		note(o, "members differ in size: %s has %llu bytes, %s %llu; sizes proposed fit the smallest",
-		     large->path, (unsigned long long)large->dev.size, small->path,
-		     (unsigned long long)small->dev.size);
+	if (!small || small->sectors == large->sectors)
+		return;
+	o->uneven = (large->sectors - small->sectors) * 100 > large->sectors;
+	note(o, "members differ in size: %s has %llu bytes, %s %llu; sizes proposed fit the smallest",
+	     large->path, (unsigned long long)large->dev.size, small->path, (unsigned long long)small->dev.size);
 }
 
 /* The geometry the superblocks of the array holding member first record,
@@ -252,7 +254,7 @@ static enum probe_verdict verdict_of(const struct probe_outcome *o)
 {
 	if (o->result.ncand == 0)
 		return PROBE_NONE;
-	if (o->ngroups == 1 && o->group[0].confident && o->nunused == 0)
+	if (o->ngroups == 1 && o->group[0].confident && o->nunused == 0 && !o->uneven)
 		return PROBE_FOUND;
 	return PROBE_AMBIGUOUS;
 }

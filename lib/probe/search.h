@@ -27,7 +27,7 @@ struct probe_group {
 };
 
 enum probe_verdict {
-	PROBE_FOUND,                 /* one confident answer using every member given */
+	PROBE_FOUND,                 /* one confident answer using every member given, of even sizes */
 	PROBE_AMBIGUOUS,             /* candidates, but not one confident answer for all */
 	PROBE_NONE,                  /* no candidate at all */
 };
@@ -41,6 +41,7 @@ struct probe_outcome {
 	struct probe_group group[PROBE_MAX_CANDIDATES];
 	int nunused;
 	int unused[ST_MAX_DISKS];            /* members no group uses */
+	bool uneven;                         /* members differ in size by more than 1 % */
 	int nnotes;
 	char notes[PROBE_MAX_EVIDENCE][PROBE_LINE];   /* superblocks weighed, sizes unequal */
 	enum probe_verdict verdict;
