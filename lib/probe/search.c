@@ -104,8 +104,24 @@ static bool uses(const struct probe_candidate *c, int member)
 	return false;
 }
 
+static bool has_unknown_role(const struct probe_candidate *c)
+{
+	for (int r = 0; r < c->spec.raid_disks; r++)
+		if (c->spec.order[r] == PROBE_UNKNOWN)
+			return true;
+	return false;
+}
+
+/* A role not decided may be any member's. */
+static bool may_use(const struct probe_candidate *c, int member)
+{
+	return uses(c, member) || has_unknown_role(c);
+}
+
 static bool overlap(const struct probe_candidate *a, const struct probe_candidate *b)
 {
+	if (has_unknown_role(a) || has_unknown_role(b))
+		return true;
 	for (int r = 0; r < a->spec.raid_disks; r++)
 		if (a->spec.order[r] >= 0 && uses(b, a->spec.order[r]))
 			return true;
@@ -137,7 +153,7 @@ static void find_groups(struct probe_outcome *o)
 	for (int m = 0; m < o->nmembers; m++) {
 		bool used = false;
 		for (int g = 0; g < o->ngroups && !used; g++)
-			used = uses(&r->cand[o->group[g].cand], m);
+			used = may_use(&r->cand[o->group[g].cand], m);
 		if (o->members[m].path && !used)
 			o->unused[o->nunused++] = m;
 	}
@@ -259,6 +275,16 @@ static enum probe_verdict verdict_of(const struct probe_outcome *o)
 	return PROBE_AMBIGUOUS;
 }
 
+void probe_settle(struct probe_outcome *o)
+{
+	o->ngroups = o->nunused = o->nnotes = 0;
+	o->uneven = false;
+	weigh_sizes(o);
+	find_groups(o);
+	weigh_supers(o);
+	o->verdict = verdict_of(o);
+}
+
 static int gather(struct probe_outcome *o, const struct probe_hints *h, struct diag *d)
 {
 	if (probe_parity(&o->sample, h, &o->result, d) < 0 || probe_mirror(&o->sample, h, &o->result, d) < 0 ||
@@ -301,10 +327,7 @@ int probe_run(char *const *paths, int n, const struct probe_hints *h, struct pro
 		probe_outcome_free(o);
 		return -1;
 	}
-	weigh_sizes(o);
-	find_groups(o);
-	weigh_supers(o);
-	o->verdict = verdict_of(o);
+	probe_settle(o);
 	return 0;
 }
 

@@ -55,6 +55,11 @@ struct probe_outcome {
 int probe_run(char *const *paths, int n, const struct probe_hints *h, struct progress *p,
 	      struct probe_outcome *o, struct diag *d);
 
+/* From o's members and ranked candidates: the arrays among the members,
+ * the members in none, the notes (sizes, superblocks weighed against the
+ * data) and the verdict.  probe_run ends with it. */
+void probe_settle(struct probe_outcome *o);
+
 void probe_outcome_free(struct probe_outcome *o);
 
 /* Whether c leaves nothing undecided: every role, and chunk, layout and
