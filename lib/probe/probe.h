@@ -13,6 +13,7 @@
 #include "md/layout.h"
 #include "md/super.h"
 #include "util/diag.h"
+#include "util/progress.h"
 
 /* A role in a candidate's order not decided yet; SPEC_MISSING (-1) is a
  * role no given member holds. */
@@ -58,6 +59,8 @@ struct probe_sample {
 	int nwindows;
 	struct probe_window *windows;
 	uint64_t bytes_read;         /* per member, windows and later reads together */
+	struct progress *progress;   /* told bytes_read as the windows come in; NULL: not shown.
+	                              * Set before probe_sample_read, which keeps it */
 };
 
 /* One geometry that fits the evidence.  spec.order maps a role to the index

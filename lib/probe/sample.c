@@ -95,6 +95,8 @@ static int add_window(struct probe_sample *s, uint64_t off, size_t len, struct d
 	}
 	s->nwindows++;
 	s->bytes_read += len;
+	if (s->progress)
+		progress_update(s->progress, s->bytes_read);
 	return 0;
 }
 
@@ -137,7 +139,10 @@ int probe_sample_read(struct probe_sample *s, struct probe_member *m, int n, uin
 	uint64_t start[MAX_WINDOWS];
 	size_t len[MAX_WINDOWS];
 
+	struct progress *shown = s->progress;
+
 	memset(s, 0, sizeof(*s));
+	s->progress = shown;
 	s->members = m;
 	s->nmembers = n;
 	int k = plan(smallest_member(m, n), budget, start, len, MAX_WINDOWS);

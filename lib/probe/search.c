@@ -300,8 +300,6 @@ int probe_run(char *const *paths, int n, const struct probe_hints *h, struct pro
 	      struct probe_outcome *o, struct diag *d)
 {
 	uint64_t budget = h->deep ? PROBE_DEEP_SAMPLE_BYTES : PROBE_SAMPLE_BYTES;
-	int present = 0;
-
 	memset(o, 0, sizeof(*o));
 	if (n < 1 || n > ST_MAX_DISKS)
 		return diag_fail(d, "%d members given; the probe takes 1 to %d", n, ST_MAX_DISKS);
@@ -314,15 +312,12 @@ int probe_run(char *const *paths, int n, const struct probe_hints *h, struct pro
 		return -1;
 	}
 	o->nmembers = n;
-	for (int i = 0; i < n; i++)
-		present += o->members[i].path != NULL;
 	if (p)
-		progress_start(p, p->mode, p->tool, "sampling", budget * (uint64_t)present);
+		progress_start(p, p->mode, p->tool, "sampling each member", budget);
+	o->sample.progress = p;
 	int rc = probe_sample_read(&o->sample, o->members, n, budget, d);
-	if (p) {
-		progress_update(p, o->sample.bytes_read * (uint64_t)present);
+	if (p)
 		progress_finish(p);
-	}
 	if (rc < 0 || gather(o, h, d) < 0) {
 		probe_outcome_free(o);
 		return -1;
