@@ -233,7 +233,8 @@ static void text_verdict(FILE *f, const struct probe_outcome *o)
 {
 	fprintf(f, "\n");
 	if (o->verdict == PROBE_FOUND)
-		fprintf(f, "found: candidate %d\n", o->group[0].cand + 1);
+		fprintf(f, "found: candidate %d, confidence %d%%, %d%% ahead of the next\n", o->group[0].cand + 1,
+			percent(o->result.cand[o->group[0].cand].score), percent(o->group[0].lead));
 	else if (o->verdict == PROBE_NONE)
 		fprintf(f, "cannot decide: no geometry fits the data sampled; more members, hints "
 			"(-l -n -c) or --deep may decide it\n");
