@@ -69,6 +69,8 @@ struct probe_sample {
  * role may be PROBE_UNKNOWN. */
 struct probe_candidate {
 	struct geometry_spec spec;
+	bool uses[ST_MAX_DISKS];     /* the given members (by index) the candidate's array holds,
+	                              * whether their roles are known or not */
 	int metadata;                /* proposed: 90, 100, 110 or 120 */
 	double score;                /* 0..1: how much of the evidence sampled fits */
 	int nevidence;

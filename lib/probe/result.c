@@ -14,6 +14,12 @@ static bool same_geometry(const struct geometry_spec *a, const struct geometry_s
 	return memcmp(a->order, b->order, sizeof(a->order[0]) * (size_t)a->raid_disks) == 0;
 }
 
+/* Orders still unknown say nothing of which members a candidate holds. */
+static bool same_candidate(const struct probe_candidate *a, const struct probe_candidate *b)
+{
+	return same_geometry(&a->spec, &b->spec) && memcmp(a->uses, b->uses, sizeof(a->uses)) == 0;
+}
+
 static void join_evidence(struct probe_candidate *into, const struct probe_candidate *from)
 {
 	for (int i = 0; i < from->nevidence && into->nevidence < PROBE_MAX_EVIDENCE; i++) {
@@ -40,7 +46,7 @@ void probe_result_add(struct probe_result *r, const struct probe_candidate *c)
 {
 	for (int i = 0; i < r->ncand; i++) {
 		struct probe_candidate *have = &r->cand[i];
-		if (!same_geometry(&have->spec, &c->spec))
+		if (!same_candidate(have, c))
 			continue;
 		if (c->score > have->score) {
 			struct probe_candidate old = *have;
