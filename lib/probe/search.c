@@ -96,36 +96,54 @@ static void keep_hinted(struct probe_result *r, const struct probe_hints *h)
 	r->ncand = kept;
 }
 
+/* The members a candidate holds: those its order names, and those the
+ * evidence says it holds in roles not decided yet. */
 static bool uses(const struct probe_candidate *c, int member)
 {
+	if (member >= 0 && member < ST_MAX_DISKS && c->uses[member])
+		return true;
 	for (int r = 0; r < c->spec.raid_disks; r++)
 		if (c->spec.order[r] == member)
 			return true;
 	return false;
 }
 
-static bool has_unknown_role(const struct probe_candidate *c)
+static int undecided_roles(const struct probe_candidate *c)
 {
+	int n = 0;
+
 	for (int r = 0; r < c->spec.raid_disks; r++)
-		if (c->spec.order[r] == PROBE_UNKNOWN)
-			return true;
-	return false;
+		n += c->spec.order[r] == PROBE_UNKNOWN;
+	return n;
 }
 
-/* A role not decided may be any member's. */
-static bool may_use(const struct probe_candidate *c, int member)
+static int members_held(const struct probe_candidate *c, int nmembers)
 {
-	return uses(c, member) || has_unknown_role(c);
+	int n = 0;
+
+	for (int m = 0; m < nmembers; m++)
+		n += uses(c, m);
+	return n;
 }
 
-static bool overlap(const struct probe_candidate *a, const struct probe_candidate *b)
+/* Whether c may hold member: a role not decided, and not accounted for by
+ * the members the evidence names, may be any member's. */
+static bool may_use(const struct probe_candidate *c, int member, int nmembers)
 {
-	if (has_unknown_role(a) || has_unknown_role(b))
-		return true;
-	for (int r = 0; r < a->spec.raid_disks; r++)
-		if (a->spec.order[r] >= 0 && uses(b, a->spec.order[r]))
+	int present = 0;
+
+	for (int r = 0; r < c->spec.raid_disks; r++)
+		present += c->spec.order[r] != SPEC_MISSING;
+	return uses(c, member) || (undecided_roles(c) && members_held(c, nmembers) < present);
+}
+
+static bool overlap(const struct probe_candidate *a, const struct probe_candidate *b, int nmembers)
+{
+	for (int m = 0; m < nmembers; m++)
+		if ((uses(a, m) && may_use(b, m, nmembers)) || (may_use(a, m, nmembers) && uses(b, m)))
 			return true;
-	return false;
+	/* two whose members are all unnamed cannot be told apart */
+	return !members_held(a, nmembers) && !members_held(b, nmembers);
 }
 
 /* The best candidate over each set of members no better one touches:
@@ -137,13 +155,13 @@ static void find_groups(struct probe_outcome *o)
 	for (int i = 0; i < r->ncand; i++) {
 		bool taken = false;
 		for (int g = 0; g < o->ngroups && !taken; g++)
-			taken = overlap(&r->cand[i], &r->cand[o->group[g].cand]);
+			taken = overlap(&r->cand[i], &r->cand[o->group[g].cand], o->nmembers);
 		if (taken)
 			continue;
 		struct probe_group *g = &o->group[o->ngroups++];
 		double next = 0;
 		for (int j = i + 1; j < r->ncand; j++)
-			if (overlap(&r->cand[i], &r->cand[j]) && r->cand[j].score > next)
+			if (overlap(&r->cand[i], &r->cand[j], o->nmembers) && r->cand[j].score > next)
 				next = r->cand[j].score;
 		g->cand = i;
 		g->lead = r->cand[i].score - next;
@@ -153,7 +171,7 @@ static void find_groups(struct probe_outcome *o)
 	for (int m = 0; m < o->nmembers; m++) {
 		bool used = false;
 		for (int g = 0; g < o->ngroups && !used; g++)
-			used = may_use(&r->cand[o->group[g].cand], m);
+			used = may_use(&r->cand[o->group[g].cand], m, o->nmembers);
 		if (o->members[m].path && !used)
 			o->unused[o->nunused++] = m;
 	}
@@ -242,10 +260,22 @@ static void weigh_one_super(struct probe_outcome *o, int first)
 		     says);
 		return;
 	}
-	probe_shape_describe(&said, &c->spec, says, sizeof(says));
-	probe_shape_describe(&c->spec, &said, supports, sizeof(supports));
+	/* what the data leaves undecided does not disagree */
+	struct geometry_spec weighed = said;
+	if (!c->spec.chunk_sectors)
+		weighed.chunk_sectors = 0;
+	if (c->spec.layout < 0)
+		weighed.layout = c->spec.layout;
+	if (c->spec.data_offset == UINT64_MAX)
+		weighed.data_offset = UINT64_MAX;
+	for (int r = 0; r < c->spec.raid_disks && r < weighed.raid_disks; r++)
+		if (c->spec.order[r] == PROBE_UNKNOWN)
+			weighed.order[r] = PROBE_UNKNOWN;
+	probe_shape_describe(&weighed, &c->spec, says, sizeof(says));
+	probe_shape_describe(&c->spec, &weighed, supports, sizeof(supports));
 	if (!says[0])
-		note(o, "the superblocks on %d member%s agree with the data", n, n == 1 ? "" : "s");
+		note(o, "the superblocks on %d member%s agree with %s", n, n == 1 ? "" : "s",
+		     probe_candidate_complete(c) ? "the data" : "what the data decides");
 	else
 		note(o, "the superblocks say %s; the data supports %s", says, supports);
 }

@@ -141,19 +141,22 @@ answer_sha() {
 	eval "stripe-read -q $line" | sha
 }
 
-@test "probe finds a zeroed md RAID6 exactly: its --geometry line reads md's bytes (exit 0)" {
+# The fixtures hold md's test pattern, not a file system: parity decides
+# the RAID6 but for the symmetric and asymmetric layouts, which only
+# content tells apart.  The top candidate must be exact; sure of it or not.
+@test "probe's top candidate for a zeroed md RAID6 is exact: its --geometry line reads md's bytes" {
 	needs_evidence parity
 	local set=r6-5d-64k-ls-1.2
 	run --separate-stderr stripe-probe --json $(zeroed_copy $set)
-	assert_success
+	[ "$status" -lt 2 ] || fail "exit $status: $stderr"
 	[ "$(answer_sha)" = "$(manifest $set array_sha256)" ]
 }
 
-@test "probe finds a zeroed md RAID1 exactly: its --geometry line reads md's bytes (exit 0)" {
+@test "probe's top candidate for a zeroed md RAID1 is exact: its --geometry line reads md's bytes" {
 	needs_evidence mirror
 	local set=r1-3d-0.90
 	run --separate-stderr stripe-probe --json $(zeroed_copy $set)
-	assert_success
+	[ "$status" -lt 2 ] || fail "exit $status: $stderr"
 	[ "$(answer_sha)" = "$(manifest $set array_sha256)" ]
 }
 
