@@ -133,6 +133,27 @@ static int observe_raid6(const struct probe_sample *s, struct set_rows *sr, stru
 	return rc;
 }
 
+/* Nonzero blocks that pair off equal XOR to zero as data would with P
+ * zero: duplicated files do that.  Such a row cannot say P holds data. */
+static bool in_pairs(const uint8_t *const *blk, int n, uint32_t nonzero)
+{
+	uint32_t left = nonzero;
+
+	if (__builtin_popcount(nonzero) % 2)
+		return false;
+	while (left) {
+		int a = __builtin_ctz(left), b;
+		left &= left - 1;
+		for (b = a + 1; b < n; b++)
+			if (left >> b & 1 && block_equal(blk[a], blk[b]))
+				break;
+		if (b == n)
+			return false;
+		left &= ~(1u << b);
+	}
+	return true;
+}
+
 static int observe_raid5(const struct probe_sample *s, struct set_rows *sr, struct diag *d)
 {
 	const uint8_t *all[ST_MAX_DISKS], *blk[PSET_MAX];
@@ -157,6 +178,8 @@ static int observe_raid5(const struct probe_sample *s, struct set_rows *sr, stru
 			sr->inconsistent++;
 			continue;
 		}
+		if (in_pairs(blk, n, r.pmask))
+			r.pmask = (uint32_t)((1ull << n) - 1);
 		if (sr->obs.n == 0)
 			sr->first = r.off;
 		if (obs_add(&sr->obs, &r) < 0)
@@ -248,9 +271,9 @@ static void say_undecided(const struct set_rows *sr, int level, const struct fit
 	if (!nfits)
 		return;
 	if (level == MD_LEVEL_RAID5 && fits[0].layout < 0)
-		probe_result_undecided(r, "raid5 of %d members: parity fits every chunk and order "
-				       "(no row where P could be told from data); content decides them, "
-				       "and raid4 from raid5", sr->set->n);
+		probe_result_undecided(r, "raid5 of %d members: parity holds, but too few rows tell P from "
+				       "data (a block of zeros beside data) to place P: chunk, layout and "
+				       "order are left to content, and raid4 from raid5", sr->set->n);
 	else if (level == MD_LEVEL_RAID5)
 		probe_result_undecided(r, "raid5: parity cannot tell left from right nor symmetric from "
 				       "asymmetric; content decides");

@@ -219,28 +219,54 @@ int fit_raid6(const struct obs_list *o, int n, const struct probe_hints *h, cons
 }
 
 /* RAID4/5: a row shows only which members hold data, and P is among them
- * (P is zero only when every data block of its row is).  For each role P
- * takes, the members it may be are what every such row allows. */
+ * (P is zero only when its row's data XORs to zero, and rows where that may
+ * be so tell nothing).  For each role P takes, P's member is one that holds
+ * data in every row of the role; it is named when the others each have
+ * rows where they hold none. */
 struct p_fit {
-	uint32_t may[PSET_MAX];           /* role -> set members P may be */
-	int fitting, rows, decided;
+	int zeros[PSET_MAX][PSET_MAX];    /* role, set member: rows of the role where it is zero */
+	int role_rows[PSET_MAX];
+	int order[PSET_MAX];              /* role -> set member, PROBE_UNKNOWN */
+	int rows, decided;
+	bool broken;                      /* a role where every member was zero in some row */
 };
 
-static void narrow(struct p_fit *pf, int n)
+static bool never_zero(const struct p_fit *pf, int role, int k)
 {
-	bool changed = true;
+	return pf->zeros[role][k] == 0;
+}
 
-	while (changed) {
-		changed = false;
+/* Names the roles with one member never zero, then again as members are
+ * taken, so that a role left with one such member gets it. */
+static void name_p(struct p_fit *pf, int n)
+{
+	bool taken[PSET_MAX] = { false }, named = true;
+
+	for (int role = 0; role < n; role++) {
+		pf->order[role] = PROBE_UNKNOWN;
+		int choices = 0;
+		for (int k = 0; k < n; k++)
+			choices += never_zero(pf, role, k);
+		pf->broken |= pf->role_rows[role] && !choices;
+	}
+	while (named) {
+		named = false;
 		for (int role = 0; role < n; role++) {
-			uint32_t one = pf->may[role];
-			if (__builtin_popcount(one) != 1)
+			if (pf->order[role] != PROBE_UNKNOWN || !pf->role_rows[role])
 				continue;
-			for (int other = 0; other < n; other++)
-				if (other != role && pf->may[other] & one) {
-					pf->may[other] &= ~one;
-					changed = true;
+			int choices = 0, only = -1;
+			for (int k = 0; k < n; k++)
+				if (!taken[k] && never_zero(pf, role, k)) {
+					choices++;
+					only = k;
 				}
+			pf->broken |= choices == 0;
+			if (choices != 1)
+				continue;
+			pf->order[role] = only;
+			taken[only] = true;
+			pf->decided++;
+			named = true;
 		}
 	}
 }
@@ -250,17 +276,15 @@ static void try_p(const struct obs_list *o, int n, int level, int layout, uint32
 {
 	struct geometry g;
 	struct stripe_map m;
-	uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
 
 	memset(pf, 0, sizeof(*pf));
 	if (geometry_init(&g, level, layout, n, chunk, BIG_COMPONENT, NULL, NULL) < 0)
 		return;
-	for (int role = 0; role < n; role++)
-		pf->may[role] = all;
 	for (int pass = 0; pass < 2; pass++) {
 		int64_t last = -1;
 		for (int i = 0; i < o->n; i++) {
 			int64_t row = stripe_row(o->row[i].off, doff, chunk);
+			uint32_t mask = o->row[i].pmask;
 			if (row < 0) {
 				pf->rows += pass;
 				continue;
@@ -269,26 +293,23 @@ static void try_p(const struct obs_list *o, int n, int level, int layout, uint32
 				layout_stripe(&g, (uint64_t)row, &m);
 			last = row;
 			if (!pass) {
-				pf->may[m.pd] &= o->row[i].pmask;
+				pf->role_rows[m.pd]++;
+				for (int k = 0; k < n; k++)
+					pf->zeros[m.pd][k] += !(mask >> k & 1);
 				continue;
 			}
 			pf->rows++;
-			pf->fitting += (pf->may[m.pd] & o->row[i].pmask) != 0;
 		}
 		if (!pass)
-			narrow(pf, n);
+			name_p(pf, n);
 	}
-	for (int role = 0; role < n; role++)
-		pf->decided += __builtin_popcount(pf->may[role]) == 1;
 }
 
+/* A fit no row breaks first, then the one naming more roles. */
 static int cmp_p(const struct p_fit *a, const struct p_fit *b)
 {
-	uint64_t lhs = (uint64_t)a->fitting * (uint64_t)(b->rows ? b->rows : 1);
-	uint64_t rhs = (uint64_t)b->fitting * (uint64_t)(a->rows ? a->rows : 1);
-
-	if (lhs != rhs)
-		return lhs > rhs ? 1 : -1;
+	if (a->broken != b->broken)
+		return a->broken ? -1 : 1;
 	return (a->decided > b->decided) - (a->decided < b->decided);
 }
 
@@ -298,12 +319,10 @@ static void fit_from_p(const struct p_fit *pf, int n, int layout, uint32_t chunk
 	f->layout = layout;
 	f->chunk_sectors = chunk;
 	f->data_offset = doff;
-	f->fitting = pf->fitting;
+	f->fitting = pf->broken ? 0 : pf->rows;
 	f->rows = pf->rows;
 	f->decided = pf->decided;
-	for (int role = 0; role < n; role++)
-		f->order[role] = __builtin_popcount(pf->may[role]) == 1 ? __builtin_ctz(pf->may[role])
-									: PROBE_UNKNOWN;
+	memcpy(f->order, pf->order, sizeof(f->order[0]) * (size_t)n);
 }
 
 /* right-* walks P up the roles where left-* walks it down: the same rows
@@ -318,48 +337,56 @@ static void reflect(struct fit *f, int n, int layout)
 	f->layout = layout;
 }
 
+/* A fit with chunk 0 and every role unknown: what parity alone says of a
+ * RAID5 whose rows never tell P from data. */
+static int level_only(const struct p_fit *pf, int n, const struct probe_hints *h, uint64_t doff,
+		      struct fit *out)
+{
+	fit_from_p(pf, n, -1, h->chunk_sectors, doff, out);
+	for (int role = 0; role < n; role++)
+		out->order[role] = PROBE_UNKNOWN;
+	out->decided = 0;
+	out->fitting = out->rows;
+	return 1;
+}
+
 int fit_raid5(const struct obs_list *o, int n, const struct probe_hints *h, const uint64_t *offs, int noffs,
 	      struct fit *out, int max, int *level)
 {
 	uint32_t chunks[16];
 	int nchunks = chunk_choices(h, chunks), nout = 0, ties = 0;
-	struct p_fit best = { 0 }, fixed, pf;
+	struct p_fit best, fixed, pf;
 	uint32_t best_chunk = 0;
 	uint64_t best_doff = offs[0];
+	bool have = false;
 
-	if (n > PSET_MAX || noffs < 1 || max < 4)
+	if (n > PSET_MAX || noffs < 1 || max < 4 || o->n == 0)
 		return 0;
 	for (int d = 0; d < noffs; d++)
 		for (int c = 0; c < nchunks; c++) {
 			try_p(o, n, MD_LEVEL_RAID5, 2, chunks[c], offs[d], &pf);
-			int cmp = cmp_p(&pf, &best);
-			if (cmp > 0 || !best.rows) {
+			int cmp = have ? cmp_p(&pf, &best) : 1;
+			if (cmp > 0) {
 				best = pf;
 				best_chunk = chunks[c];
 				best_doff = offs[d];
 				ties = 0;
+				have = true;
 			} else if (cmp == 0 && chunks[c] != best_chunk) {
 				ties++;
 			}
 		}
 	try_p(o, n, MD_LEVEL_RAID4, 0, MAX_CHUNK_SECTORS, offs[0], &fixed);
 	*level = MD_LEVEL_RAID5;
-	if (fixed.rows && cmp_p(&fixed, &best) > 0 && __builtin_popcount(fixed.may[n - 1]) == 1 &&
+	/* P on one member in every row while no rotation holds */
+	if (!fixed.broken && fixed.order[n - 1] != PROBE_UNKNOWN && best.broken &&
 	    (h->level < 0 || h->level == MD_LEVEL_RAID4)) {
 		*level = MD_LEVEL_RAID4;
 		fit_from_p(&fixed, n, 0, h->chunk_sectors, offs[0], &out[0]);
 		return 1;
 	}
-	if (!best.rows)
-		return 0;
-	if (ties || !best.decided) {
-		/* every chunk reads alike: nothing past the level and members */
-		fit_from_p(&best, n, -1, h->chunk_sectors, offs[0], &out[0]);
-		for (int role = 0; role < n; role++)
-			out[0].order[role] = PROBE_UNKNOWN;
-		out[0].decided = 0;
-		return 1;
-	}
+	if (best.broken || ties || !best.decided)
+		return level_only(&best, n, h, offs[0], &out[0]);
 	for (unsigned l = 0; l < sizeof(raid5_rotations) / sizeof(raid5_rotations[0]); l++) {
 		int layout = raid5_rotations[l];
 		if (!layout_allowed(h, layout))

@@ -11,6 +11,10 @@
 /* Equations checked beyond full rank before a solution is trusted (the
  * whole block is checked after). */
 #define SPARE_EQUATIONS 4
+/* Byte positions a row is scanned at before its system is called short of
+ * rank: a quarter of the block, spread over it; whatever is solved is
+ * checked on the whole block after. */
+#define MAX_POSITIONS 1024
 #define STEP 61                       /* coprime with the block size: visits every byte */
 
 int syndrome_scratch_init(struct syndrome_scratch *sc)
@@ -212,7 +216,7 @@ static enum solved solve(const struct run *rn, struct hypothesis *h)
 
 	if (h->nu <= 0 || h->nu >= PSET_MAX)
 		return SHORT_OF_RANK;
-	for (int t = 0; t < (int)PROBE_BLOCK && (g.rank < h->nu || spare < SPARE_EQUATIONS); t++) {
+	for (int t = 0; t < MAX_POSITIONS && (g.rank < h->nu || spare < SPARE_EQUATIONS); t++) {
 		size_t j = (size_t)(t * STEP) % PROBE_BLOCK;
 		for (int r = 0; r < rn->nrows && (g.rank < h->nu || spare < SPARE_EQUATIONS); r++) {
 			const uint8_t *const *blk = rn->blk + (size_t)r * (size_t)rn->n;
@@ -249,19 +253,13 @@ static void xor_but(const uint8_t *const *blk, int n, int q, uint8_t *out)
 
 /* The unknowns: every member but Q that is missing or holds data in some
  * row of the run (an all-zero block shows no coefficient). */
-static void set_up(const struct run *rn, int q, struct hypothesis *h)
+static void set_up(int n, int q, const bool *silent, struct hypothesis *h)
 {
 	h->q = q;
 	h->nu = 0;
-	for (int k = 0; k < rn->n; k++) {
-		bool data = false;
-		for (int r = 0; r < rn->nrows && !data; r++) {
-			const uint8_t *b = rn->blk[(size_t)r * (size_t)rn->n + (size_t)k];
-			data = !b || !block_zero(b);
-		}
-		if (k != q && data)
+	for (int k = 0; k < n; k++)
+		if (k != q && !silent[k])
 			h->member[h->nu++] = k;
-	}
 }
 
 /* Tags from the coefficients; false when they name no RAID6 row (two P's,
@@ -342,33 +340,40 @@ static const uint8_t *const *row_of(const struct run *rn, int r)
 }
 
 /* Q, with every member there, is the one block equal to the XOR of all
- * (P cancels the data): the members that are so in every row of the run. */
-static bool may_be_q(const struct run *rn, int q, struct syndrome_scratch *sc)
+ * (P cancels the data): the members that are so in every row of the run.
+ * With a member missing no XOR closes, and every present one is tried. */
+static void q_choices(const struct run *rn, bool *may, struct syndrome_scratch *sc)
 {
 	uint8_t *all = scratch_block(sc, PSET_MAX + 2);
 
+	for (int k = 0; k < rn->n; k++)
+		may[k] = true;
 	for (int r = 0; r < rn->nrows; r++) {
 		const uint8_t *const *blk = row_of(rn, r);
-		if (!blk[q])
-			return false;
-		if (missing_member(blk, rn->n) >= 0)
-			continue;          /* no XOR closes: every present member is tried */
-		xor_but(blk, rn->n, -1, all);
-		if (block_zero(all) || !block_equal(blk[q], all))
-			return false;
+		bool closes = missing_member(blk, rn->n) < 0;
+		if (closes)
+			xor_but(blk, rn->n, -1, all);
+		bool zero_all = closes && block_zero(all);
+		for (int k = 0; k < rn->n; k++)
+			may[k] = may[k] && blk[k] && (!closes || (!zero_all && block_equal(blk[k], all)));
 	}
-	return true;
 }
 
-static bool run_has_data(const struct run *rn)
+/* Members whose block is zero in every row of the run (a missing one is
+ * not); false when every present block is. */
+static bool silent_members(const struct run *rn, bool *silent)
 {
-	for (int r = 0; r < rn->nrows; r++)
-		for (int k = 0; k < rn->n; k++) {
+	bool any = false;
+
+	for (int k = 0; k < rn->n; k++) {
+		silent[k] = true;
+		for (int r = 0; r < rn->nrows && silent[k]; r++) {
 			const uint8_t *b = row_of(rn, r)[k];
-			if (b && !block_zero(b))
-				return true;
+			silent[k] = b && block_zero(b);
 		}
-	return false;
+		any |= !silent[k] && row_of(rn, 0)[k];
+	}
+	return any;
 }
 
 /* With one member missing, rows where the others XOR to zero had Q there. */
@@ -397,8 +402,10 @@ int syndrome_run(const uint8_t *const *blk, int nrows, int n, int16_t *tag, stru
 	struct run rn = { blk, nrows, n };
 	int x = missing_member(blk, n);
 
+	bool silent[PSET_MAX], may[PSET_MAX];
+
 	clear_tags(tag, n);
-	if (n > PSET_MAX || !run_has_data(&rn))
+	if (n > PSET_MAX || !silent_members(&rn, silent))
 		return ROW_UNDECIDED;
 	if (q_is_missing(&rn, x, sc)) {
 		tag[x] = TAG_Q;
@@ -407,10 +414,11 @@ int syndrome_run(const uint8_t *const *blk, int nrows, int n, int16_t *tag, stru
 
 	struct hypothesis h, found = { .q = -1 };
 	int solved = 0, short_q = -1;
+	q_choices(&rn, may, sc);
 	for (int q = 0; q < n; q++) {
-		if (!may_be_q(&rn, q, sc))
+		if (!may[q])
 			continue;
-		set_up(&rn, q, &h);
+		set_up(n, q, silent, &h);
 		enum solved v = solve(&rn, &h);
 		if (v == SOLVED) {
 			found = h;
