@@ -1,10 +1,309 @@
-/* content: candidates completed and scored from the filesystem they hold.
- * Not written yet: it changes nothing. */
+/* content: candidates completed, rescored and found from the ext4 the
+ * members hold.  The primary superblock gives the data offset; for each
+ * chunk and layout left open the anchors decide the order (anchor.c), a
+ * few roles left over are tried every way, and each complete geometry is
+ * judged by what libext2fs reads through it (fs_score.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "probe/anchor.h"
 #include "probe/evidence.h"
+#include "probe/fs_score.h"
+
+#define MAX_PRIMARIES 4
+#define KEEP_PINNED 4                /* chunk and layout pairs scored through libext2fs */
+#define MAX_LEFTOVER 3               /* roles no anchor decided, tried every way */
+#define MIN_CHUNK 8u                 /* sectors: 4 KiB */
+#define MAX_CHUNK 2048u              /* 1 MiB */
+
+static const int raid5_layouts[] = { 0, 1, 2, 3, 4, 5 };
+static const int raid6_layouts[] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 16, 17, 18, 19, 20 };
+static const int raid10_layouts[] = { 0x102, 0x201, 0x10201 };   /* n2, f2, o2 */
+static const int raid0_layouts[] = { RAID0_LAYOUT_UNSPECIFIED };
+static const int raid4_layouts[] = { 0 };
+
+struct layouts {
+	const int *list;
+	int n;
+};
+
+static struct layouts level_layouts(int level)
+{
+#define L(a) (struct layouts){ a, (int)(sizeof(a) / sizeof(a[0])) }
+	switch (level) {
+	case MD_LEVEL_RAID0: return L(raid0_layouts);
+	case MD_LEVEL_RAID4: return L(raid4_layouts);
+	case MD_LEVEL_RAID5: return L(raid5_layouts);
+	case MD_LEVEL_RAID6: return L(raid6_layouts);
+	case MD_LEVEL_RAID10: return L(raid10_layouts);
+	}
+	return (struct layouts){ NULL, 0 };
+#undef L
+}
+
+/* A raid0 layout of -1 is its one-zone value, not "undecided". */
+static bool layout_open(const struct geometry_spec *g)
+{
+	return g->layout == -1 && g->level != MD_LEVEL_RAID0;
+}
+
+static bool order_complete(const struct geometry_spec *g)
+{
+	for (int r = 0; r < g->raid_disks; r++)
+		if (g->order[r] == PROBE_UNKNOWN)
+			return false;
+	return true;
+}
+
+static bool complete(const struct geometry_spec *g)
+{
+	return order_complete(g) && !layout_open(g) && g->data_offset != UINT64_MAX &&
+	       (g->chunk_sectors || g->level == MD_LEVEL_RAID1);
+}
+
+static int data_disks(int level, int n)
+{
+	switch (level) {
+	case MD_LEVEL_RAID0: return n;
+	case MD_LEVEL_RAID4:
+	case MD_LEVEL_RAID5: return n - 1;
+	case MD_LEVEL_RAID6: return n - 2;
+	case MD_LEVEL_RAID10: return n / 2;
+	}
+	return 1;
+}
+
+/* Sectors each member can give after the data offset: the size the probe
+ * reads with (search sets the real one). */
+static uint64_t capacity(const struct probe_sample *s, uint64_t data_offset)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (int i = 0; i < s->nmembers; i++)
+		if (s->members[i].path && s->members[i].sectors < least)
+			least = s->members[i].sectors;
+	return least == UINT64_MAX || least <= data_offset ? 0 : least - data_offset;
+}
+
+static int propose_metadata(uint64_t data_offset)
+{
+	return data_offset ? 120 : 100;
+}
+
+/* Scores one complete geometry and adds it to r; parent bounds the score
+ * (what the other evidence said of the geometry it came from). */
+static bool score_and_add(struct probe_sample *s, const struct probe_candidate *parent,
+			  const struct geometry_spec *spec, const struct pin_tally *pin, struct probe_result *r)
+{
+	struct geometry_spec sized = *spec;
+	struct probe_candidate c;
+	struct fs_tally t;
+	struct diag d;
+	char line[PROBE_LINE];
+
+	if (!sized.size) {
+		sized.size = capacity(s, spec->data_offset);
+		if (spec->chunk_sectors)
+			sized.size -= sized.size % spec->chunk_sectors;
+	}
+	if (fs_score(s, &sized, &t, &d) < 0)
+		return false;    /* a geometry the members cannot form (too many roles missing) */
+	c = parent ? *parent : (struct probe_candidate){ .score = 1 };
+	c.spec = *spec;
+	c.spec.size = parent ? parent->spec.size : 0;
+	if (!c.metadata)
+		c.metadata = propose_metadata(spec->data_offset);
+	double fs = fs_tally_score(&t);
+	if (!parent && fs == 0)
+		return false;    /* nothing of the filesystem reads through it: no candidate */
+	c.score = fs < c.score ? fs : c.score;
+	fs_tally_line(&t, line, sizeof(line));
+	probe_candidate_evidence(&c, "%s", line);
+	if (pin)
+		probe_candidate_evidence(&c, "ext4 anchors: %u where this geometry puts them, %u not", pin->hits,
+					 pin->misses);
+	probe_result_add(r, &c);
+	return true;
+}
+
+/* The roles no anchor decided, filled with the free members (a member
+ * given as "missing" reads as SPEC_MISSING) every way, each scored. */
+static int fill_leftovers(struct probe_sample *s, const struct probe_candidate *parent,
+			  struct geometry_spec *spec, const struct pin_tally *pin, struct probe_result *r,
+			  bool *taken)
+{
+	int role = -1, scored = 0;
+
+	for (int k = 0; k < spec->raid_disks && role < 0; k++)
+		if (spec->order[k] == PROBE_UNKNOWN)
+			role = k;
+	if (role < 0)
+		return score_and_add(s, parent, spec, pin, r);
+	bool any = false;
+	for (int i = 0; i < s->nmembers; i++) {
+		if (taken[i])
+			continue;
+		any = true;
+		taken[i] = true;
+		spec->order[role] = s->members[i].path ? i : SPEC_MISSING;
+		scored += fill_leftovers(s, parent, spec, pin, r, taken);
+		taken[i] = false;
+	}
+	if (!any) {          /* fewer members given than roles: one not given at all */
+		spec->order[role] = SPEC_MISSING;
+		scored += fill_leftovers(s, parent, spec, pin, r, taken);
+	}
+	spec->order[role] = PROBE_UNKNOWN;
+	return scored;
+}
+
+static int leftover_roles(const struct geometry_spec *g)
+{
+	int n = 0;
+
+	for (int r = 0; r < g->raid_disks; r++)
+		n += g->order[r] == PROBE_UNKNOWN;
+	return n;
+}
+
+struct pinned {
+	struct geometry_spec spec;
+	struct pin_tally tally;
+};
+
+static long merit(const struct pin_tally *t)
+{
+	return (long)t->hits - 2 * (long)t->misses;
+}
+
+/* Keeps the KEEP_PINNED best by merit. */
+static void keep(struct pinned *best, int *nbest, const struct geometry_spec *g, const struct pin_tally *t)
+{
+	int at = *nbest < KEEP_PINNED ? (*nbest)++ : KEEP_PINNED - 1;
+
+	if (at == KEEP_PINNED - 1 && *nbest == KEEP_PINNED && merit(&best[at].tally) >= merit(t))
+		return;
+	best[at] = (struct pinned){ *g, *t };
+	for (; at > 0 && merit(&best[at - 1].tally) < merit(&best[at].tally); at--) {
+		struct pinned swap = best[at - 1];
+		best[at - 1] = best[at];
+		best[at] = swap;
+	}
+}
+
+/* Every chunk and layout partial leaves open, its order decided by the
+ * anchors; the best few completed and scored. */
+static int expand(struct probe_sample *s, const struct ext4_primary *p, const struct probe_candidate *parent,
+		  const struct geometry_spec *partial, struct probe_result *r)
+{
+	struct layouts ls = level_layouts(partial->level);
+	struct pinned best[KEEP_PINNED];
+	int nbest = 0, scored = 0;
+
+	if (!ls.n)
+		return 0;
+	for (uint32_t chunk = MIN_CHUNK; chunk <= MAX_CHUNK; chunk *= 2) {
+		if (partial->chunk_sectors && chunk != partial->chunk_sectors)
+			continue;
+		for (int l = 0; l < ls.n; l++) {
+			if (!layout_open(partial) && ls.list[l] != partial->layout)
+				continue;
+			struct geometry_spec g = *partial;
+			struct pin_tally t;
+			g.chunk_sectors = chunk;
+			g.layout = ls.list[l];
+			g.data_offset = p->data_offset;
+			g.size = capacity(s, p->data_offset);
+			g.size -= g.size % chunk;
+			if (anchor_pin(s, p, &g, &t) && leftover_roles(&g) <= MAX_LEFTOVER)
+				keep(best, &nbest, &g, &t);
+		}
+	}
+	for (int k = 0; k < nbest; k++) {
+		bool taken[ST_MAX_DISKS] = { false };
+		for (int role = 0; role < best[k].spec.raid_disks; role++)
+			if (best[k].spec.order[role] >= 0)
+				taken[best[k].spec.order[role]] = true;
+		best[k].spec.size = 0;
+		scored += fill_leftovers(s, parent, &best[k].spec, &best[k].tally, r, taken);
+	}
+	return scored;
+}
+
+/* Does the filesystem fill an array of this level, as mkfs on the whole
+ * array leaves it?  loose: does it merely fit. */
+static bool level_fits(const struct probe_sample *s, const struct ext4_primary *p, int level, int n, bool loose)
+{
+	uint64_t cap = capacity(s, p->data_offset) * 512, fs = p->sb.blocks * p->sb.block_size;
+	int dd = data_disks(level, n);
+
+	if (dd < 1 || fs > (uint64_t)dd * cap)
+		return false;
+	return loose || fs > (uint64_t)(dd - 1) * cap;
+}
+
+/* Candidates from the anchors alone: the level and member count hinted,
+ * or each level the filesystem's size fits. */
+static void propose(struct probe_sample *s, const struct probe_hints *h, const struct ext4_primary *p,
+		    struct probe_result *r)
+{
+	static const int levels[] = { MD_LEVEL_RAID0, MD_LEVEL_RAID5, MD_LEVEL_RAID6, MD_LEVEL_RAID10 };
+	int n = h->raid_disks ? h->raid_disks : s->nmembers;
+	bool any = false;
+
+	for (int pass = 0; pass < 2 && !any; pass++)
+		for (size_t k = 0; k < sizeof(levels) / sizeof(levels[0]); k++) {
+			int level = h->level >= 0 ? h->level : levels[k];
+			if (h->level >= 0 && k > 0)
+				break;
+			if (h->level < 0 && !level_fits(s, p, level, n, pass == 1))
+				continue;
+			struct geometry_spec g = { .level = level, .raid_disks = n, .layout = h->layout,
+						   .chunk_sectors = h->chunk_sectors, .data_offset = p->data_offset };
+			if (level == MD_LEVEL_RAID0)
+				g.layout = RAID0_LAYOUT_UNSPECIFIED;
+			for (int role = 0; role < n; role++)
+				g.order[role] = PROBE_UNKNOWN;
+			any = true;
+			expand(s, p, NULL, &g, r);
+		}
+}
+
+/* The primary a partial candidate can use: its data offset's, or the first. */
+static const struct ext4_primary *primary_for(const struct geometry_spec *g, const struct ext4_primary *p, int np)
+{
+	for (int k = 0; k < np; k++)
+		if (g->data_offset == UINT64_MAX || g->data_offset == p[k].data_offset)
+			return &p[k];
+	return NULL;
+}
 
 int probe_content(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		  struct diag *d)
 {
-	(void)s, (void)h, (void)r, (void)d;
+	struct ext4_primary p[MAX_PRIMARIES];
+	int np = anchor_find_primaries(s, h, p, MAX_PRIMARIES);
+	struct probe_result before = *r;
+
+	if (!np) {
+		probe_result_undecided(r, "no ext4 superblock found in the sample");
+		return 0;
+	}
+	/* r is built again: complete candidates rescored, partial ones
+	 * replaced by their completions (kept when none came) */
+	r->ncand = 0;
+	for (int i = 0; i < before.ncand; i++) {
+		const struct probe_candidate *c = &before.cand[i];
+		const struct ext4_primary *pr = primary_for(&c->spec, p, np);
+		int scored = complete(&c->spec) ? score_and_add(s, c, &c->spec, NULL, r)
+			   : pr ? expand(s, pr, c, &c->spec, r) : 0;
+		if (!scored)
+			probe_result_add(r, c);
+	}
+	/* superblocks that disagree with the data (a wrong re-create) leave
+	 * candidates that do not read the filesystem: the anchors look on */
+	if (!r->ncand || r->cand[0].score < 1)
+		for (int k = 0; k < np; k++)
+			propose(s, h, &p[k], r);
 	return 0;
 }

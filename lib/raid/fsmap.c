@@ -1,7 +1,6 @@
 /* fsmap: name what an ext2/3/4 filesystem keeps at array bytes.  libext2fs
- * reads the filesystem through a read-only io_manager whose channel takes
- * its bytes from stripe_read (a few 1 MiB windows cached); the array is
- * handed to the channel in its name, "stripe:<address>".  One pass marks
+ * reads the filesystem through ext2io's read-only io_manager over the
+ * array.  One pass marks
  * the wanted blocks: group metadata first, then every inode in use (extent
  * trees walked extent by extent, indirect maps block by block), then the
  * block bitmap for what no inode owns; only the inodes hit get a path. */
@@ -14,233 +13,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raid/ext2io.h"
 #include "raid/fsmap.h"
-#include "raid/stripe.h"
 
-#define SRC_MAGIC 0x66736d70u        /* "fsmp": a name that really points at a source */
-#define WIN_BYTES (1u << 20)
-#define WIN_SLOTS 4
 #define OPEN_FLAGS (EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_IGNORE_SB_ERRORS)
 
-/* A cached, aligned window of array bytes. */
-struct win {
-	uint64_t off;
-	size_t len;                  /* 0: empty */
-	uint64_t used;               /* for least-recently-used replacement */
-	uint8_t *buf;
-};
-
-/* What a channel reads from: the array, and the first read failure. */
-struct src {
-	uint32_t magic;
-	struct array *a;
-	uint64_t size;               /* array bytes */
-	struct win win[WIN_SLOTS];
-	uint64_t tick;
-	bool failed;
-	struct diag d;
-};
-
 struct fsmap {
-	struct src src;
+	struct ext2io *src;
 	ext2_filsys fs;
-	char name[64];
-};
-
-struct fill {
-	uint8_t *p;
-};
-
-static int fill_sink(void *ctx, const void *buf, size_t len, struct diag *d)
-{
-	struct fill *f = ctx;
-
-	memcpy(f->p, buf, len);
-	f->p += len;
-	return 0;
-}
-
-static int src_read_direct(struct src *s, uint64_t off, void *buf, size_t len)
-{
-	struct fill f = { .p = buf };
-	struct diag d;
-
-	if (stripe_read(s->a, off, len, fill_sink, &f, &d) == 0)
-		return 0;
-	if (!s->failed) {
-		s->failed = true;
-		s->d = d;
-	}
-	return -1;
-}
-
-/* The window holding off, read in if need be; NULL when it cannot be read. */
-static struct win *src_window(struct src *s, uint64_t off)
-{
-	uint64_t start = off / WIN_BYTES * WIN_BYTES;
-	struct win *w = &s->win[0];
-	int i;
-
-	for (i = 0; i < WIN_SLOTS; i++) {
-		if (s->win[i].len && s->win[i].off == start) {
-			s->win[i].used = ++s->tick;
-			return &s->win[i];
-		}
-		if (s->win[i].used < w->used)
-			w = &s->win[i];
-	}
-	if (!w->buf && !(w->buf = malloc(WIN_BYTES)))
-		return NULL;
-	w->len = 0;
-	if (src_read_direct(s, start, w->buf, s->size - start < WIN_BYTES ? s->size - start : WIN_BYTES) < 0)
-		return NULL;
-	w->off = start;
-	w->len = s->size - start < WIN_BYTES ? s->size - start : WIN_BYTES;
-	w->used = ++s->tick;
-	return w;
-}
-
-/* Array bytes [off, off + len); past the end of the array zeros and a
- * short read, as the unix manager gives past the end of a device.  Where a
- * window cannot be read (a read error where no redundancy is left), the
- * range is read 4 KiB at a time and what cannot be read is zero-filled. */
-static errcode_t src_read(struct src *s, uint64_t off, uint8_t *buf, size_t len)
-{
-	errcode_t err = 0;
-
-	while (len) {
-		struct win *w;
-		size_t n;
-
-		if (off >= s->size) {
-			memset(buf, 0, len);
-			return EXT2_ET_SHORT_READ;
-		}
-		w = src_window(s, off);
-		if (w) {
-			n = w->off + w->len - off < len ? (size_t)(w->off + w->len - off) : len;
-			memcpy(buf, w->buf + (off - w->off), n);
-		} else {
-			n = 4096 - off % 4096;
-			n = n < len ? n : len;
-			n = s->size - off < n ? (size_t)(s->size - off) : n;
-			if (src_read_direct(s, off, buf, n) < 0) {
-				memset(buf, 0, n);
-				err = EXT2_ET_SHORT_READ;
-			}
-		}
-		off += n;
-		buf += n;
-		len -= n;
-	}
-	return err;
-}
-
-static struct struct_io_manager stripe_io_manager;
-
-static errcode_t chan_open(const char *name, int flags, io_channel *channel)
-{
-	struct src *s = NULL;
-	io_channel io;
-
-	if (!name || sscanf(name, "stripe:%p", (void **)&s) != 1 || !s || s->magic != SRC_MAGIC)
-		return EXT2_ET_BAD_DEVICE_NAME;
-	if (flags & IO_FLAG_RW)
-		return EXT2_ET_RO_FILSYS;
-	io = calloc(1, sizeof(*io));
-	if (!io || !(io->name = strdup(name))) {
-		free(io);
-		return EXT2_ET_NO_MEMORY;
-	}
-	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	io->manager = &stripe_io_manager;
-	io->block_size = 1024;
-	io->refcount = 1;
-	io->private_data = s;
-	*channel = io;
-	return 0;
-}
-
-static errcode_t chan_close(io_channel io)
-{
-	EXT2_CHECK_MAGIC(io, EXT2_ET_MAGIC_IO_CHANNEL);
-	if (--io->refcount > 0)
-		return 0;
-	free(io->name);
-	free(io);
-	return 0;
-}
-
-static errcode_t chan_set_blksize(io_channel io, int blksize)
-{
-	EXT2_CHECK_MAGIC(io, EXT2_ET_MAGIC_IO_CHANNEL);
-	if (blksize <= 0)
-		return EXT2_ET_INVALID_ARGUMENT;
-	io->block_size = blksize;
-	return 0;
-}
-
-/* count < 0 means -count bytes, as in every io_manager. */
-static errcode_t chan_read_blk64(io_channel io, unsigned long long block, int count, void *data)
-{
-	size_t len;
-
-	EXT2_CHECK_MAGIC(io, EXT2_ET_MAGIC_IO_CHANNEL);
-	len = count < 0 ? (size_t)-(long long)count : (size_t)count * (size_t)io->block_size;
-	return src_read(io->private_data, block * (unsigned long long)io->block_size, data, len);
-}
-
-static errcode_t chan_read_blk(io_channel io, unsigned long block, int count, void *data)
-{
-	return chan_read_blk64(io, block, count, data);
-}
-
-static errcode_t chan_write_blk(io_channel io, unsigned long block, int count, const void *data)
-{
-	return EXT2_ET_RO_FILSYS;
-}
-
-static errcode_t chan_write_blk64(io_channel io, unsigned long long block, int count, const void *data)
-{
-	return EXT2_ET_RO_FILSYS;
-}
-
-static errcode_t chan_write_byte(io_channel io, unsigned long offset, int count, const void *data)
-{
-	return EXT2_ET_RO_FILSYS;
-}
-
-static errcode_t chan_flush(io_channel io)
-{
-	return 0;
-}
-
-static errcode_t chan_set_option(io_channel io, const char *option, const char *arg)
-{
-	return EXT2_ET_INVALID_ARGUMENT;
-}
-
-static struct struct_io_manager stripe_io_manager = {
-	.magic = EXT2_ET_MAGIC_IO_MANAGER,
-	.name = "stripe array I/O manager",
-	.open = chan_open,
-	.close = chan_close,
-	.set_blksize = chan_set_blksize,
-	.read_blk = chan_read_blk,
-	.write_blk = chan_write_blk,
-	.flush = chan_flush,
-	.write_byte = chan_write_byte,
-	.set_option = chan_set_option,
-	.read_blk64 = chan_read_blk64,
-	.write_blk64 = chan_write_blk64,
 };
 
 static int open_failed(struct fsmap *m, errcode_t err, struct diag *d)
 {
-	if (err == EXT2_ET_BAD_MAGIC && !m->src.failed)
+	struct diag why;
+
+	if (err == EXT2_ET_BAD_MAGIC && !ext2io_failed(m->src, NULL))
 		return diag_fail(d, "no ext2/3/4 filesystem on the array");
-	if (m->src.failed)
-		return diag_fail(d, "the filesystem on the array cannot be read: %s", m->src.d.msg);
+	if (ext2io_failed(m->src, &why))
+		return diag_fail(d, "the filesystem on the array cannot be read: %s", why.msg);
 	return diag_fail(d, "the ext2/3/4 filesystem on the array cannot be opened: %s", error_message(err));
 }
 
@@ -274,20 +64,23 @@ int fsmap_open(struct array *a, struct fsmap **out, struct diag *d)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return diag_fail(d, "out of memory");
-	m->src = (struct src){ .magic = SRC_MAGIC, .a = a, .size = a->geo.array_sectors * 512 };
-	snprintf(m->name, sizeof(m->name), "stripe:%p", (void *)&m->src);
+	m->src = ext2io_new(a, 1u << 20);
+	if (!m->src) {
+		free(m);
+		return diag_fail(d, "out of memory");
+	}
 	initialize_ext2_error_table();
 	atomic_store(&ext2fs_spoke, false);
 	set_com_err_hook(ext2fs_report);
-	err = ext2fs_open2(m->name, NULL, OPEN_FLAGS, 0, 0, &stripe_io_manager, &m->fs);
+	err = ext2fs_open2(ext2io_name(m->src), NULL, OPEN_FLAGS, 0, 0, ext2io_manager(), &m->fs);
 	/* the primary superblock may be what is damaged: try the first backup
 	 * for each block size, as e2fsck does */
 	for (bs = 1024; err && bs <= 65536; bs *= 2) {
 		unsigned sb = bs == 1024 ? 8193 : bs * 8;
 
-		if ((uint64_t)sb * bs + 1024 > m->src.size)
+		if ((uint64_t)sb * bs + 1024 > a->geo.array_sectors * 512)
 			break;
-		e = ext2fs_open2(m->name, NULL, OPEN_FLAGS, (int)sb, bs, &stripe_io_manager, &m->fs);
+		e = ext2fs_open2(ext2io_name(m->src), NULL, OPEN_FLAGS, (int)sb, bs, ext2io_manager(), &m->fs);
 		if (!e)
 			err = 0;
 	}
@@ -302,15 +95,12 @@ int fsmap_open(struct array *a, struct fsmap **out, struct diag *d)
 
 void fsmap_close(struct fsmap *m)
 {
-	int i;
-
 	if (!m)
 		return;
 	if (m->fs)
 		ext2fs_close_free(&m->fs);
 	reset_com_err_hook();
-	for (i = 0; i < WIN_SLOTS; i++)
-		free(m->src.win[i].buf);
+	ext2io_free(m->src);
 	free(m);
 }
 
@@ -357,7 +147,7 @@ struct named {
 
 struct scan {
 	ext2_filsys fs;
-	struct src *src;
+	struct ext2io *src;
 	struct owner *own;
 	size_t nown, unowned;
 	ext2_ino_t ino;              /* the inode being walked */
@@ -536,8 +326,10 @@ static int scan_inodes(struct scan *s, bool have_bitmaps, struct diag *d)
 		    err == EXT2_ET_INODE_IS_GARBAGE)
 			continue;
 		if (err) {
+			struct diag why;
+
 			rc = diag_fail(d, "scanning the inodes: %s",
-				       s->src->failed ? s->src->d.msg : error_message(err));
+				       ext2io_failed(s->src, &why) ? why.msg : error_message(err));
 			break;
 		}
 		if (!ino)
@@ -819,7 +611,7 @@ int fsmap_describe(struct fsmap *m, const uint64_t *offsets, size_t n, uint64_t 
 		   char **descs, struct diag *d)
 {
 	ext2_filsys fs = m->fs;
-	struct scan s = { .fs = fs, .src = &m->src };
+	struct scan s = { .fs = fs, .src = m->src };
 	uint64_t bs = fs->blocksize, *blks = NULL;
 	size_t i, nb = 0, k;
 	bool have_bitmaps;
@@ -827,7 +619,7 @@ int fsmap_describe(struct fsmap *m, const uint64_t *offsets, size_t n, uint64_t 
 
 	if (!len)
 		len = 1;
-	m->src.failed = false;
+	ext2io_forget(m->src);
 	for (i = 0; i < n; i++)
 		nb += (offsets[i] + len - 1) / bs - offsets[i] / bs + 1;
 	blks = malloc((nb ? nb : 1) * sizeof(*blks));
