@@ -315,6 +315,27 @@ void probe_settle(struct probe_outcome *o)
 	o->verdict = verdict_of(o);
 }
 
+/* The members a complete candidate's order names are all it holds: said
+ * so in its uses, two modules that found the same geometry (one naming
+ * the members, one not) merge into one candidate with both evidences. */
+static void merge_alike(struct probe_result *r)
+{
+	struct probe_result kept = { .nundecided = r->nundecided };
+
+	memcpy(kept.undecided, r->undecided, sizeof(r->undecided));
+	for (int i = 0; i < r->ncand; i++) {
+		struct probe_candidate *c = &r->cand[i];
+		if (probe_candidate_complete(c)) {
+			memset(c->uses, 0, sizeof(c->uses));
+			for (int k = 0; k < c->spec.raid_disks; k++)
+				if (c->spec.order[k] >= 0)
+					c->uses[c->spec.order[k]] = true;
+		}
+		probe_result_add(&kept, c);
+	}
+	*r = kept;
+}
+
 static int gather(struct probe_outcome *o, const struct probe_hints *h, struct diag *d)
 {
 	if (probe_parity(&o->sample, h, &o->result, d) < 0 || probe_mirror(&o->sample, h, &o->result, d) < 0 ||
@@ -323,6 +344,7 @@ static int gather(struct probe_outcome *o, const struct probe_hints *h, struct d
 	keep_hinted(&o->result, h);
 	for (int i = 0; i < o->result.ncand; i++)
 		probe_candidate_finish(&o->result.cand[i], o->members, h);
+	merge_alike(&o->result);
 	return 0;
 }
 
