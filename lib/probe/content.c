@@ -4,6 +4,7 @@
  * few roles left over are tried every way, and each complete geometry is
  * judged by what libext2fs reads through it (fs_score.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probe/anchor.h"
@@ -15,6 +16,13 @@
 #define MAX_LEFTOVER 3               /* roles no anchor decided, tried every way */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
 #define MAX_CHUNK 2048u              /* 1 MiB */
+
+/* What one run of probe_content works with. */
+struct run {
+	struct probe_sample *s;
+	const struct probe_hints *h;
+	struct probe_result *r;
+};
 
 static const int raid5_layouts[] = { 0, 1, 2, 3, 4, 5 };
 static const int raid6_layouts[] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 16, 17, 18, 19, 20 };
@@ -85,15 +93,19 @@ static uint64_t capacity(const struct probe_sample *s, uint64_t data_offset)
 	return least == UINT64_MAX || least <= data_offset ? 0 : least - data_offset;
 }
 
-static int propose_metadata(uint64_t data_offset)
+/* The hinted metadata, else one that fits: 1.0 keeps data at 0, 1.2
+ * sits before an offset. */
+static int propose_metadata(const struct probe_hints *h, uint64_t data_offset)
 {
+	if (h->metadata)
+		return h->metadata;
 	return data_offset ? 120 : 100;
 }
 
 /* Scores one complete geometry and adds it to r; parent bounds the score
  * (what the other evidence said of the geometry it came from). */
-static bool score_and_add(struct probe_sample *s, const struct probe_candidate *parent,
-			  const struct geometry_spec *spec, const struct pin_tally *pin, struct probe_result *r)
+static bool score_and_add(struct run *run, const struct probe_candidate *parent,
+			  const struct geometry_spec *spec, const struct pin_tally *pin)
 {
 	struct geometry_spec sized = *spec;
 	struct probe_candidate c;
@@ -102,17 +114,17 @@ static bool score_and_add(struct probe_sample *s, const struct probe_candidate *
 	char line[PROBE_LINE];
 
 	if (!sized.size) {
-		sized.size = capacity(s, spec->data_offset);
+		sized.size = capacity(run->s, spec->data_offset);
 		if (spec->chunk_sectors)
 			sized.size -= sized.size % spec->chunk_sectors;
 	}
-	if (fs_score(s, &sized, &t, &d) < 0)
+	if (fs_score(run->s, &sized, &t, &d) < 0)
 		return false;    /* a geometry the members cannot form (too many roles missing) */
 	c = parent ? *parent : (struct probe_candidate){ .score = 1 };
 	c.spec = *spec;
 	c.spec.size = parent ? parent->spec.size : 0;
 	if (!c.metadata)
-		c.metadata = propose_metadata(spec->data_offset);
+		c.metadata = propose_metadata(run->h, spec->data_offset);
 	double fs = fs_tally_score(&t);
 	if (!parent && fs == 0)
 		return false;    /* nothing of the filesystem reads through it: no candidate */
@@ -122,15 +134,14 @@ static bool score_and_add(struct probe_sample *s, const struct probe_candidate *
 	if (pin)
 		probe_candidate_evidence(&c, "ext4 anchors: %u where this geometry puts them, %u not", pin->hits,
 					 pin->misses);
-	probe_result_add(r, &c);
+	probe_result_add(run->r, &c);
 	return true;
 }
 
 /* The roles no anchor decided, filled with the free members (a member
  * given as "missing" reads as SPEC_MISSING) every way, each scored. */
-static int fill_leftovers(struct probe_sample *s, const struct probe_candidate *parent,
-			  struct geometry_spec *spec, const struct pin_tally *pin, struct probe_result *r,
-			  bool *taken)
+static int fill_leftovers(struct run *run, const struct probe_candidate *parent, struct geometry_spec *spec,
+			  const struct pin_tally *pin, bool *taken)
 {
 	int role = -1, scored = 0;
 
@@ -138,20 +149,20 @@ static int fill_leftovers(struct probe_sample *s, const struct probe_candidate *
 		if (spec->order[k] == PROBE_UNKNOWN)
 			role = k;
 	if (role < 0)
-		return score_and_add(s, parent, spec, pin, r);
+		return score_and_add(run, parent, spec, pin);
 	bool any = false;
-	for (int i = 0; i < s->nmembers; i++) {
+	for (int i = 0; i < run->s->nmembers; i++) {
 		if (taken[i])
 			continue;
 		any = true;
 		taken[i] = true;
-		spec->order[role] = s->members[i].path ? i : SPEC_MISSING;
-		scored += fill_leftovers(s, parent, spec, pin, r, taken);
+		spec->order[role] = run->s->members[i].path ? i : SPEC_MISSING;
+		scored += fill_leftovers(run, parent, spec, pin, taken);
 		taken[i] = false;
 	}
 	if (!any) {          /* fewer members given than roles: one not given at all */
 		spec->order[role] = SPEC_MISSING;
-		scored += fill_leftovers(s, parent, spec, pin, r, taken);
+		scored += fill_leftovers(run, parent, spec, pin, taken);
 	}
 	spec->order[role] = PROBE_UNKNOWN;
 	return scored;
@@ -179,9 +190,13 @@ static long merit(const struct pin_tally *t)
 /* Keeps the KEEP_PINNED best by merit. */
 static void keep(struct pinned *best, int *nbest, const struct geometry_spec *g, const struct pin_tally *t)
 {
-	int at = *nbest < KEEP_PINNED ? (*nbest)++ : KEEP_PINNED - 1;
+	int at;
 
-	if (at == KEEP_PINNED - 1 && *nbest == KEEP_PINNED && merit(&best[at].tally) >= merit(t))
+	if (*nbest < KEEP_PINNED)
+		at = (*nbest)++;
+	else if (merit(&best[KEEP_PINNED - 1].tally) < merit(t))
+		at = KEEP_PINNED - 1;
+	else
 		return;
 	best[at] = (struct pinned){ *g, *t };
 	for (; at > 0 && merit(&best[at - 1].tally) < merit(&best[at].tally); at--) {
@@ -193,8 +208,8 @@ static void keep(struct pinned *best, int *nbest, const struct geometry_spec *g,
 
 /* Every chunk and layout partial leaves open, its order decided by the
  * anchors; the best few completed and scored. */
-static int expand(struct probe_sample *s, const struct ext4_primary *p, const struct probe_candidate *parent,
-		  const struct geometry_spec *partial, struct probe_result *r)
+static int expand(struct run *run, const struct ext4_primary *p, const struct probe_candidate *parent,
+		  const struct geometry_spec *partial)
 {
 	struct layouts ls = level_layouts(partial->level);
 	struct pinned best[KEEP_PINNED];
@@ -213,9 +228,9 @@ static int expand(struct probe_sample *s, const struct ext4_primary *p, const st
 			g.chunk_sectors = chunk;
 			g.layout = ls.list[l];
 			g.data_offset = p->data_offset;
-			g.size = capacity(s, p->data_offset);
+			g.size = capacity(run->s, p->data_offset);
 			g.size -= g.size % chunk;
-			if (anchor_pin(s, p, &g, &t) && leftover_roles(&g) <= MAX_LEFTOVER)
+			if (anchor_pin(run->s, p, &g, &t) && leftover_roles(&g) <= MAX_LEFTOVER)
 				keep(best, &nbest, &g, &t);
 		}
 	}
@@ -225,7 +240,7 @@ static int expand(struct probe_sample *s, const struct ext4_primary *p, const st
 			if (best[k].spec.order[role] >= 0)
 				taken[best[k].spec.order[role]] = true;
 		best[k].spec.size = 0;
-		scored += fill_leftovers(s, parent, &best[k].spec, &best[k].tally, r, taken);
+		scored += fill_leftovers(run, parent, &best[k].spec, &best[k].tally, taken);
 	}
 	return scored;
 }
@@ -244,9 +259,10 @@ static bool level_fits(const struct probe_sample *s, const struct ext4_primary *
 
 /* Candidates from the anchors alone: the level and member count hinted,
  * or each level the filesystem's size fits. */
-static void propose(struct probe_sample *s, const struct probe_hints *h, const struct ext4_primary *p,
-		    struct probe_result *r)
+static void propose(struct run *run, const struct ext4_primary *p)
 {
+	const struct probe_hints *h = run->h;
+	struct probe_sample *s = run->s;
 	static const int levels[] = { MD_LEVEL_RAID0, MD_LEVEL_RAID5, MD_LEVEL_RAID6, MD_LEVEL_RAID10 };
 	int n = h->raid_disks ? h->raid_disks : s->nmembers;
 	bool any = false;
@@ -265,7 +281,7 @@ static void propose(struct probe_sample *s, const struct probe_hints *h, const s
 			for (int role = 0; role < n; role++)
 				g.order[role] = PROBE_UNKNOWN;
 			any = true;
-			expand(s, p, NULL, &g, r);
+			expand(run, p, NULL, &g);
 		}
 }
 
@@ -283,7 +299,7 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 {
 	struct ext4_primary p[MAX_PRIMARIES];
 	int np = anchor_find_primaries(s, h, p, MAX_PRIMARIES);
-	struct probe_result before = *r;
+	struct run run = { s, h, r };
 
 	if (!np) {
 		probe_result_undecided(r, "no ext4 superblock found in the sample");
@@ -291,19 +307,24 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 	}
 	/* r is built again: complete candidates rescored, partial ones
 	 * replaced by their completions (kept when none came) */
+	struct probe_result *before = malloc(sizeof(*before));
+	if (!before)
+		return diag_fail(d, "out of memory");
+	*before = *r;
 	r->ncand = 0;
-	for (int i = 0; i < before.ncand; i++) {
-		const struct probe_candidate *c = &before.cand[i];
+	for (int i = 0; i < before->ncand; i++) {
+		const struct probe_candidate *c = &before->cand[i];
 		const struct ext4_primary *pr = primary_for(&c->spec, p, np);
-		int scored = complete(&c->spec) ? score_and_add(s, c, &c->spec, NULL, r)
-			   : pr ? expand(s, pr, c, &c->spec, r) : 0;
+		int scored = complete(&c->spec) ? score_and_add(&run, c, &c->spec, NULL)
+			   : pr ? expand(&run, pr, c, &c->spec) : 0;
 		if (!scored)
 			probe_result_add(r, c);
 	}
+	free(before);
 	/* superblocks that disagree with the data (a wrong re-create) leave
 	 * candidates that do not read the filesystem: the anchors look on */
 	if (!r->ncand || r->cand[0].score < 1)
 		for (int k = 0; k < np; k++)
-			propose(s, h, &p[k], r);
+			propose(&run, &p[k]);
 	return 0;
 }

@@ -19,6 +19,8 @@ setup_file() {
 	"$mk" --zero "$d/r6"
 	"$mk" "$d/r0" 12M -l 0 -n 4 -c 4K -e 1.0 >/dev/null
 	"$mk" --zero "$d/r0"
+	"$mk" "$d/r10" 12M -l 10 -n 4 -c 32K -p n2 -e 1.2 >/dev/null
+	"$mk" --zero "$d/r10"
 }
 
 # probe DIR [ARGS...] -- MEMBER...: the candidates, run in DIR.
@@ -88,6 +90,13 @@ top() {
 	assert_equal "$score" 1.000
 }
 
+@test "a RAID10 (near=2) is found, each pair of copies in its roles" {
+	run -0 probe r10 m0.img m1.img m2.img m3.img
+	top
+	assert_equal "$spec" "$(canon r10)"
+	assert_equal "$score" 1.000
+}
+
 @test "a candidate whose chunk, layout and roles parity left undecided is completed to the exact geometry" {
 	run -0 probe r5 --given "$(cat "$BATS_FILE_TMPDIR/r5/truth")" --unknown chunk,layout,role1,role2,role3,role4 \
 		m0.img m1.img m2.img m3.img m4.img
@@ -105,6 +114,12 @@ top() {
 	top
 	assert_equal "$spec" "$(canon r5)"
 	assert_output --regexp '0\.000 level=5,chunk=128K,[^ ]*order=1:0:2:4:3'
+}
+
+@test "the evidence reads a few MiB per member beyond the sample, not the members" {
+	run -0 probe r6 m0.img m1.img m2.img m3.img m4.img m5.img
+	local sample=$(sed -n 's/^sample: //p' <<<"$output") read=$(sed -n 's/^read: //p' <<<"$output")
+	(( read > sample && read - sample < 8 * 1048576 ))
 }
 
 @test "members holding no ext4 give no candidate and say so" {

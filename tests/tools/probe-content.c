@@ -5,8 +5,9 @@
  * --given starts the result with one candidate; --unknown forgets fields of
  * it (chunk, layout, data-offset, roleN) as parity leaves them undecided.
  * Prints "SCORE SPEC" a candidate a line (a role still undecided as "?"),
- * each evidence line under it indented, then "undecided: ..." lines and
- * "read: BYTES" per member.  --canon prints SPEC as the candidates are
+ * each evidence line under it indented, then "undecided: ..." lines,
+ * "sample: BYTES" the sample read per member and "read: BYTES" what was
+ * read in all, per member.  --canon prints SPEC as the candidates are
  * printed (size 0, the probe leaves it to the search), for comparing. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,12 +114,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "probe-content: %s\n", d.msg);
 		return 2;
 	}
+	uint64_t sample = s.bytes_read;
 	int rc = probe_content(&s, &h, &r, &d);
 	for (int k = 0; k < r.ncand; k++)
 		print_candidate(&r.cand[k]);
 	for (int k = 0; k < r.nundecided; k++)
 		printf("undecided: %s\n", r.undecided[k]);
-	printf("read: %llu\n", (unsigned long long)s.bytes_read);
+	printf("sample: %llu\nread: %llu\n", (unsigned long long)sample, (unsigned long long)s.bytes_read);
 	if (rc < 0)
 		fprintf(stderr, "probe-content: %s\n", d.msg);
 	probe_sample_free(&s);
