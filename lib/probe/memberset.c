@@ -174,6 +174,63 @@ static int search_subsets(const struct prints *p, struct parity_set *out, int ma
 	return nfound;
 }
 
+/* A RAID6 whose Q stays on one member (the -6 layouts) shows as a RAID5 of
+ * the others, Q beside it: any member beside a zero-XOR set passes the
+ * prints' test, so Q's is told by solving rows of the set with it. */
+#define Q_TRIAL_ROWS 16
+
+static bool solves_as_q(const struct probe_sample *s, const struct parity_set *set, int x,
+			struct syndrome_scratch *sc)
+{
+	const uint8_t *all[ST_MAX_DISKS], *blk[PSET_MAX];
+	int16_t tag[PSET_MAX];
+	int tried = 0, decided = 0, rows = sample_rows(s);
+
+	for (int i = 0; i < rows && tried < Q_TRIAL_ROWS; i++) {
+		sample_row(s, i, all);
+		for (int k = 0; k < set->n; k++)
+			blk[k] = all[set->member[k]];
+		blk[set->n] = all[x];
+		if (block_zero(blk[set->n]))
+			continue;
+		int v = syndrome_run(blk, 1, set->n + 1, tag, sc);
+		if (v == ROW_UNDECIDED)
+			continue;
+		tried++;
+		decided += v == ROW_DECIDED || v == ROW_SHORT;
+	}
+	return tried >= MIN_ROWS && 4 * decided >= 3 * tried;
+}
+
+static bool in_a_set(const struct parity_set *sets, int n, int member)
+{
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < sets[i].n; k++)
+			if (sets[i].member[k] == member)
+				return true;
+	return false;
+}
+
+static void find_fixed_q(const struct probe_sample *s, struct parity_set *sets, int n)
+{
+	struct syndrome_scratch sc;
+
+	if (syndrome_scratch_init(&sc) < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (sets[i].raid6 || sets[i].n + 1 > PSET_MAX)
+			continue;
+		for (int x = 0; x < s->nmembers; x++) {
+			if (!s->members[x].path || in_a_set(sets, n, x) || !solves_as_q(s, &sets[i], x, &sc))
+				continue;
+			sets[i].member[sets[i].n++] = x;
+			sets[i].raid6 = true;
+			break;
+		}
+	}
+	syndrome_scratch_free(&sc);
+}
+
 int parity_sets_find(const struct probe_sample *s, struct parity_set *out, int max)
 {
 	struct prints p;
@@ -187,5 +244,6 @@ int parity_sets_find(const struct probe_sample *s, struct parity_set *out, int m
 	else if (p.np >= 3 && p.np <= PSET_MAX)
 		n = try_mask(&p, (1ull << p.np) - 1, &out[0]);
 	free(p.fp);
+	find_fixed_q(s, out, n);
 	return n;
 }

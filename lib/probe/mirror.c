@@ -1,10 +1,223 @@
-/* mirror: RAID1/10 found from copies.  Not written yet: it adds no
- * candidate. */
+/* mirror: RAID1/10 found from copies.  Members equal wherever they hold
+ * data are mirrors (or RAID10 near pairs); copies one chunk on, on the next
+ * member, are RAID10's offset layout, and copies half a member on its far
+ * layout.  Copies fix which members pair up; where in the order a pair or
+ * a cycle of far copies starts, and a far or near layout's chunk, they
+ * leave to content. */
+#include <string.h>
+
+#include "md/layout.h"
+#include "probe/copies.h"
 #include "probe/evidence.h"
+#include "probe/offsets.h"
+
+#define R10_NEAR2 0x102
+#define R10_FAR2 0x201
+#define R10_OFFSET2 0x10201
+#define MAX_PAIRS_ORDERED 3           /* pairs whose every order is proposed */
+#define RAID10_BEHIND 0.99            /* pairs read as one RAID10 trail two mirrors a little */
+
+static void candidate_start(struct probe_candidate *c, int level, int layout, uint32_t chunk, uint64_t doff, int n)
+{
+	memset(c, 0, sizeof(*c));
+	c->spec.level = level;
+	c->spec.layout = layout;
+	c->spec.chunk_sectors = chunk;
+	c->spec.data_offset = doff;
+	c->spec.raid_disks = n;
+	c->metadata = doff == 0 ? 100 : 120;
+}
+
+static void uses_order(struct probe_candidate *c)
+{
+	for (int r = 0; r < c->spec.raid_disks; r++)
+		if (c->spec.order[r] >= 0)
+			c->uses[c->spec.order[r]] = true;
+}
+
+/* Groups of members that are all copies of each other. */
+static int mirror_groups(const struct copy_map *cm, int group[][COPIES_MAX], int *size)
+{
+	bool placed[COPIES_MAX] = { false };
+	int ng = 0;
+
+	for (int a = 0; a < cm->np; a++) {
+		if (placed[a])
+			continue;
+		size[ng] = 0;
+		group[ng][size[ng]++] = a;
+		for (int b = a + 1; b < cm->np; b++) {
+			bool all = !placed[b];
+			for (int i = 0; i < size[ng] && all; i++)
+				all = copies_equal(cm, group[ng][i], b);
+			if (all) {
+				group[ng][size[ng]++] = b;
+				placed[b] = true;
+			}
+		}
+		if (size[ng] >= 2)
+			ng++;
+	}
+	return ng;
+}
+
+static double group_share(const struct copy_map *cm, const int *g, int n, int *rows, int *equal)
+{
+	double least = 1;
+
+	*rows = *equal = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			const struct pair_count *p = &cm->same[g[i]][g[j]];
+			double share = p->rows ? (double)p->equal / p->rows : 0;
+			if (share <= least) {
+				least = share;
+				*rows = p->rows;
+				*equal = p->equal;
+			}
+		}
+	return least;
+}
+
+static void add_raid1(const struct copy_map *cm, const int *g, int n, uint64_t doff, struct probe_result *r)
+{
+	struct probe_candidate c;
+	int rows, equal;
+
+	candidate_start(&c, MD_LEVEL_RAID1, 0, 0, doff, n);
+	for (int i = 0; i < n; i++)
+		c.spec.order[i] = cm->member[g[i]];
+	uses_order(&c);
+	c.score = group_share(cm, g, n, &rows, &equal);
+	probe_candidate_evidence(&c, "members equal in %d/%d rows with data sampled", equal, rows);
+	probe_candidate_evidence(&c, "data seen from member offset %llu: data offset %llu sectors",
+				 (unsigned long long)cm->first, (unsigned long long)doff);
+	probe_result_add(r, &c);
+}
+
+/* Near copies over pairs: the pairs in every order (within a pair the
+ * members hold the same bytes, so their order does not matter). */
+static void add_near_pairs(const struct copy_map *cm, int pairs[][COPIES_MAX], int np, uint64_t doff,
+			   const struct probe_hints *h, struct probe_result *r)
+{
+	int perm[MAX_PAIRS_ORDERED] = { 0, 1, 2 }, count = 1;
+
+	if (np < 2 || np > MAX_PAIRS_ORDERED || (h->layout >= 0 && h->layout != R10_NEAR2) ||
+	    (h->raid_disks && h->raid_disks != 2 * np))
+		return;
+	for (int i = 2; i <= np; i++)
+		count *= i;
+	for (int k = 0; k < count; k++) {
+		struct probe_candidate c;
+		int rows = 0, equal = 0, rest = k, used[MAX_PAIRS_ORDERED] = { 0 };
+		double least = 1;
+		/* the k'th permutation of the pairs */
+		for (int i = 0; i < np; i++) {
+			int pick = rest % (np - i), seen = -1;
+			rest /= np - i;
+			for (int j = 0; j < np; j++)
+				if (!used[j] && ++seen == pick) {
+					perm[i] = j;
+					used[j] = 1;
+					break;
+				}
+		}
+		candidate_start(&c, MD_LEVEL_RAID10, R10_NEAR2, h->chunk_sectors, doff, 2 * np);
+		for (int i = 0; i < np; i++) {
+			int pr, pe;
+			double share = group_share(cm, pairs[perm[i]], 2, &pr, &pe);
+			c.spec.order[2 * i] = cm->member[pairs[perm[i]][0]];
+			c.spec.order[2 * i + 1] = cm->member[pairs[perm[i]][1]];
+			if (share <= least) {
+				least = share;
+				rows = pr;
+				equal = pe;
+			}
+		}
+		uses_order(&c);
+		c.score = least * RAID10_BEHIND;
+		probe_candidate_evidence(&c, "%d pairs of members equal (the least in %d/%d rows with data sampled)",
+					 np, equal, rows);
+		probe_result_add(r, &c);
+	}
+	probe_result_undecided(r, "%d pairs of equal members: one raid10 near=2 or %d raid1 arrays, and the "
+			       "raid10's chunk and pair order; content decides", np, np);
+}
+
+/* A cycle of copies (a member's copies go to the next): the order up to
+ * where it starts; each start is proposed. */
+static void add_cycle(const struct copy_map *cm, const struct copy_shift *cs, int layout, uint32_t chunk,
+		      uint64_t doff, const char *what, struct probe_result *r)
+{
+	int n = cm->np;
+
+	for (int start = 0; start < n; start++) {
+		struct probe_candidate c;
+		int at = start, role = 0;
+		candidate_start(&c, MD_LEVEL_RAID10, layout, chunk, doff, n);
+		for (; role < n; role++, at = cs->next[at]) {
+			if (role && at == start)
+				break;
+			c.spec.order[role] = cm->member[at];
+		}
+		if (role != n)
+			return;              /* not one cycle over every member */
+		uses_order(&c);
+		c.score = cs->rows ? (double)cs->matched / cs->rows : 0;
+		probe_candidate_evidence(&c, "%s: each member's blocks again on the next, %llu bytes on "
+					 "(%d/%d blocks checked)", what, (unsigned long long)cs->shift, cs->matched,
+					 cs->rows);
+		probe_result_add(r, &c);
+	}
+	probe_result_undecided(r, "raid10 %s: copies fix the order up to the member it starts on; content "
+			       "decides", what);
+}
+
+static bool level_allowed(const struct probe_hints *h, int level, int layout)
+{
+	return (h->level < 0 || h->level == level) && (h->layout < 0 || level != MD_LEVEL_RAID10 ||
+						       h->layout == layout);
+}
 
 int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		 struct diag *d)
 {
-	(void)s, (void)h, (void)r, (void)d;
+	static struct copy_map cm;
+	int group[COPIES_MAX][COPIES_MAX], size[COPIES_MAX], pairs[COPIES_MAX][COPIES_MAX], npairs = 0;
+	uint64_t offs[PROBE_MAX_OFFSETS];
+	struct copy_shift cs;
+
+	if (h->level >= 0 && h->level != MD_LEVEL_RAID1 && h->level != MD_LEVEL_RAID10)
+		return 0;
+	copies_same_offset(s, &cm);
+	if (!cm.rows || !probe_offsets(h, cm.first, offs))
+		return 0;
+	uint64_t doff = offs[0];
+	int ng = mirror_groups(&cm, group, size);
+	for (int g = 0; g < ng; g++) {
+		if (level_allowed(h, MD_LEVEL_RAID1, 0) && (!h->raid_disks || h->raid_disks == size[g]))
+			add_raid1(&cm, group[g], size[g], doff, r);
+		if (size[g] == 2)
+			memcpy(pairs[npairs++], group[g], sizeof(group[g]));
+	}
+	if (level_allowed(h, MD_LEVEL_RAID10, R10_NEAR2) && npairs == ng && 2 * npairs == cm.np)
+		add_near_pairs(&cm, pairs, npairs, doff, h, r);
+	if (ng || cm.np < 2 || (h->raid_disks && h->raid_disks != cm.np))
+		return 0;
+	if (level_allowed(h, MD_LEVEL_RAID10, R10_OFFSET2) && copies_offset_shift(s, &cm, &cs))
+		add_cycle(&cm, &cs, R10_OFFSET2, (uint32_t)(cs.shift / 512), doff, "offset=2", r);
+	if (!level_allowed(h, MD_LEVEL_RAID10, R10_FAR2))
+		return 0;
+	for (int i = 0; i < probe_offsets(h, cm.first, offs); i++) {
+		int found = copies_far_shift(s, &cm, offs[i], &cs, d);
+		if (found < 0)
+			return -1;
+		if (found) {
+			add_cycle(&cm, &cs, R10_FAR2, h->chunk_sectors, offs[i], "far=2", r);
+			probe_result_undecided(r, "raid10 far=2: far copies lie a chunk-rounded half member on, "
+					       "which hides the chunk; content decides");
+			break;
+		}
+	}
 	return 0;
 }

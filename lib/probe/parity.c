@@ -248,10 +248,12 @@ static void add_fits(const struct probe_sample *s, const struct set_rows *sr, in
 		if (sr->q_only)
 			probe_candidate_evidence(&c, "Q alone placed in %d of them (blocks too alike to "
 						 "solve for every data slot)", sr->q_only);
-		probe_candidate_evidence(&c, "raid%d %s, chunk %u sectors, data offset %llu sectors fits %d/%d of them",
-					 level, layout_word(level, c.spec.layout, name, sizeof(name)),
-					 c.spec.chunk_sectors, (unsigned long long)c.spec.data_offset,
-					 fits[i].fitting, fits[i].rows);
+		char chunk[32] = "undecided";
+		if (c.spec.chunk_sectors)
+			snprintf(chunk, sizeof(chunk), "%u sectors", c.spec.chunk_sectors);
+		probe_candidate_evidence(&c, "raid%d layout %s, chunk %s, data offset %llu sectors fits %d/%d of them",
+					 level, layout_word(level, c.spec.layout, name, sizeof(name)), chunk,
+					 (unsigned long long)c.spec.data_offset, fits[i].fitting, fits[i].rows);
 		if (nfits > 1 && !default_variant(c.spec.layout)) {
 			c.score *= NOT_DEFAULT;
 			probe_candidate_evidence(&c, "parity reads this layout as it reads another; "
