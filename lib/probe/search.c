@@ -9,6 +9,7 @@
 #include "probe/evidence.h"
 #include "probe/search.h"
 #include "probe/shape.h"
+#include "probe/verify.h"
 
 static bool level_has_chunk(int level)
 {
@@ -336,6 +337,33 @@ static void merge_alike(struct probe_result *r)
 	*r = kept;
 }
 
+/* Rows enough for their parity to speak against a candidate. */
+#define VERIFY_MIN_ROWS 8
+
+/* Each complete RAID4/5/6 candidate's parity recomputed on the sampled
+ * rows: content alone cannot tell layouts that place the data alike (md's
+ * RAID6 layouts and DDF's), their parity can.  The share of rows that
+ * bear a candidate out bounds its score. */
+static int weigh_parity(struct probe_outcome *o, struct diag *d)
+{
+	for (int i = 0; i < o->result.ncand; i++) {
+		struct probe_candidate *c = &o->result.cand[i];
+		int checked, fitting;
+		if (!probe_candidate_complete(c))
+			continue;
+		if (probe_verify_parity(&o->sample, c, &checked, &fitting, d) < 0)
+			return -1;
+		if (checked < VERIFY_MIN_ROWS)
+			continue;
+		double share = (double)fitting / checked;
+		if (share < c->score)
+			c->score = share;
+		probe_candidate_evidence(c, "%s recomputed as this layout places the data: %d/%d rows sampled agree",
+					 c->spec.level == MD_LEVEL_RAID6 ? "P and Q" : "P", fitting, checked);
+	}
+	return 0;
+}
+
 static int gather(struct probe_outcome *o, const struct probe_hints *h, struct diag *d)
 {
 	if (probe_parity(&o->sample, h, &o->result, d) < 0 || probe_mirror(&o->sample, h, &o->result, d) < 0 ||
@@ -344,6 +372,8 @@ static int gather(struct probe_outcome *o, const struct probe_hints *h, struct d
 	keep_hinted(&o->result, h);
 	for (int i = 0; i < o->result.ncand; i++)
 		probe_candidate_finish(&o->result.cand[i], o->members, h);
+	if (weigh_parity(o, d) < 0)
+		return -1;
 	merge_alike(&o->result);
 	return 0;
 }
