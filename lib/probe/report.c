@@ -194,6 +194,8 @@ static void text_candidate(FILE *f, const struct probe_outcome *o, int i)
 	fprintf(f, "  confidence %d%%", percent(c->score));
 	if (g)
 		fprintf(f, ", %d%% ahead of the next", percent(g->lead));
+	if (g && g->alike)
+		fprintf(f, " (%d more lay every block on the same members: the same array, named otherwise)", g->alike);
 	if (c->spec.size) {
 		probe_shape_size(size, sizeof(size), c->spec.size);
 		fprintf(f, "; metadata %s proposed, size %s per member", metadata_name(c->metadata), size);
@@ -355,6 +357,7 @@ void probe_report_json(struct json *j, const struct probe_outcome *o)
 		json_int(j, "candidate", o->group[g].cand + 1);
 		json_int(j, "lead_percent", percent(o->group[g].lead));
 		json_bool(j, "confident", o->group[g].confident);
+		json_int(j, "alike", o->group[g].alike);
 		json_close(j);
 	}
 	json_close(j);

@@ -24,6 +24,8 @@ struct probe_group {
 	int cand;                    /* index in result.cand */
 	double lead;                 /* score above the runner-up; the score itself when alone */
 	bool confident;              /* complete, and both thresholds above met */
+	int alike;                   /* candidates that lay every block on the same members:
+	                              * the same array, named otherwise; no rivals */
 };
 
 enum probe_verdict {

@@ -146,6 +146,30 @@ static void uneven_members(void)
 	ok(!o.uneven && o.verdict == PROBE_FOUND, "members within 1 %% of each other still give an answer");
 }
 
+static void the_same_array_named_otherwise(void)
+{
+	static const int last[] = { 0, 1, 2, 3 }, first[] = { 3, 0, 1, 2 };
+	struct probe_outcome o;
+	struct probe_candidate c = { .spec = { .level = 5, .layout = 5, .chunk_sectors = 128, .data_offset = 2048,
+					       .size = 8192, .raid_disks = 4 },
+				     .score = 1 };
+
+	outcome(&o, 4);
+	memcpy(c.spec.order, first, sizeof(first));
+	c.spec.layout = 4;
+	probe_result_add(&o.result, &c);
+	memcpy(c.spec.order, last, sizeof(last));
+	c.spec.layout = 5;
+	probe_result_add(&o.result, &c);
+	probe_settle(&o);
+	ok(o.verdict == PROBE_FOUND && o.group[0].alike == 1,
+	   "parity-first rotated and parity-last lay every block alike: one answer (verdict %d, alike %d)", o.verdict,
+	   o.group[0].alike);
+	memcpy(o.result.cand[1].spec.order, (int[]){ 1, 0, 2, 3 }, sizeof(last));
+	probe_settle(&o);
+	ok(o.verdict == PROBE_AMBIGUOUS && o.group[0].alike == 0, "another order is a rival, not the same array");
+}
+
 static void superblocks_weighed(void)
 {
 	static const int order[] = { 0, 1, 2 };
@@ -182,6 +206,7 @@ int main(void)
 	member_in_no_array();
 	undecided_roles_are_one_array();
 	uneven_members();
+	the_same_array_named_otherwise();
 	superblocks_weighed();
 	return tap_done();
 }
