@@ -459,8 +459,7 @@ int probe_run(char *const *paths, int n, const struct probe_hints *h, struct pro
 	o->nmembers = n;
 	if (p)
 		progress_start(p, p->mode, p->tool, "sampling each member", budget);
-	o->sample.progress = p;
-	int rc = probe_sample_read(&o->sample, o->members, n, budget, d);
+	int rc = probe_sample_read_shown(&o->sample, o->members, n, budget, p, d);
 	if (p)
 		progress_finish(p);
 	if (rc < 0 || gather(o, h, d) < 0) {
