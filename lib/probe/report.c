@@ -195,7 +195,8 @@ static void text_candidate(FILE *f, const struct probe_outcome *o, int i)
 	if (g)
 		fprintf(f, ", %d%% ahead of the next", percent(g->lead));
 	if (g && g->alike)
-		fprintf(f, " (%d more lay every block on the same members: the same array, named otherwise)", g->alike);
+		fprintf(f, " (%d more lay every block on the same members: the same array, named otherwise)",
+			g->alike);
 	if (c->spec.size) {
 		probe_shape_size(size, sizeof(size), c->spec.size);
 		fprintf(f, "; metadata %s proposed, size %s per member", metadata_name(c->metadata), size);
@@ -306,7 +307,8 @@ static void json_candidate(struct json *j, const struct probe_outcome *o, int i)
 	if (s->level == MD_LEVEL_RAID0 || s->level == MD_LEVEL_RAID1 || s->layout < 0)
 		json_null(j, "layout");
 	else
-		json_str(j, "layout", layout_word(s, buf, sizeof(buf)) ?: layout_name(s->level, s->layout, buf, sizeof(buf)));
+		json_str(j, "layout",
+			 layout_word(s, buf, sizeof(buf)) ?: layout_name(s->level, s->layout, buf, sizeof(buf)));
 	if (s->data_offset == UINT64_MAX) {
 		json_null(j, "data_offset_sectors");
 		json_null(j, "metadata");

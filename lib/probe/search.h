@@ -64,6 +64,22 @@ void probe_settle(struct probe_outcome *o);
 
 void probe_outcome_free(struct probe_outcome *o);
 
+/* The steps of probe_settle, each in a file of its own. */
+
+/* Whether c holds member: its order names it, or the evidence says so. */
+bool probe_candidate_uses(const struct probe_candidate *c, int member);
+
+/* The members parted into arrays (o->group), each with its best
+ * candidate, lead and alike geometries; the members in none (o->unused). */
+void probe_find_arrays(struct probe_outcome *o);
+
+/* A note on each array's superblocks left on the members, against the
+ * candidate found for those members. */
+void probe_weigh_supers(struct probe_outcome *o);
+
+/* Adds one line to o's notes (dropped past PROBE_MAX_EVIDENCE). */
+void probe_outcome_note(struct probe_outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Whether c leaves nothing undecided: every role, and chunk, layout and
  * data offset where its level has them. */
 bool probe_candidate_complete(const struct probe_candidate *c);

@@ -115,7 +115,8 @@ static void member_in_no_array(void)
 
 static void undecided_roles_are_one_array(void)
 {
-	static const int known[] = { 0, 1, 2, 3 }, unknown[] = { PROBE_UNKNOWN, PROBE_UNKNOWN, PROBE_UNKNOWN, PROBE_UNKNOWN };
+	static const int known[] = { 0, 1, 2, 3 };
+	static const int unknown[] = { PROBE_UNKNOWN, PROBE_UNKNOWN, PROBE_UNKNOWN, PROBE_UNKNOWN };
 	struct probe_outcome o;
 
 	outcome(&o, 4);
