@@ -174,16 +174,17 @@ static void merge_alike(struct probe_result *r)
 /* Rows enough for their parity to speak against a candidate. */
 #define VERIFY_MIN_ROWS 8
 
-/* Each complete RAID4/5/6 candidate's parity recomputed on the sampled
- * rows: content alone cannot tell layouts that place the data alike (md's
- * RAID6 layouts and DDF's), their parity can.  The share of rows that
- * bear a candidate out bounds its score. */
+/* Each complete RAID6 candidate's P and Q recomputed on the sampled rows:
+ * content alone cannot tell layouts that place the data alike (md's RAID6
+ * layouts and DDF's), Q's order can.  The share of rows that bear a
+ * candidate out bounds its score.  A RAID4/5's members XOR to zero
+ * wherever P may sit, so its P tells nothing more here. */
 static int weigh_parity(struct probe_outcome *o, struct diag *d)
 {
 	for (int i = 0; i < o->result.ncand; i++) {
 		struct probe_candidate *c = &o->result.cand[i];
 		int checked, fitting;
-		if (!probe_candidate_complete(c))
+		if (c->spec.level != MD_LEVEL_RAID6 || !probe_candidate_complete(c))
 			continue;
 		if (probe_verify_parity(&o->sample, c, &checked, &fitting, d) < 0)
 			return -1;
@@ -192,8 +193,8 @@ static int weigh_parity(struct probe_outcome *o, struct diag *d)
 		double share = (double)fitting / checked;
 		if (share < c->score)
 			c->score = share;
-		probe_candidate_evidence(c, "%s recomputed as this layout places the data: %d/%d rows sampled agree",
-					 c->spec.level == MD_LEVEL_RAID6 ? "P and Q" : "P", fitting, checked);
+		probe_candidate_evidence(c, "P and Q recomputed as this layout places the data: %d/%d rows sampled agree",
+					 fitting, checked);
 	}
 	return 0;
 }
