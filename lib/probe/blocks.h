@@ -16,7 +16,8 @@ bool block_equal(const uint8_t *a, const uint8_t *b);
 void block_xor(uint8_t *acc, const uint8_t *b);
 
 /* A 64-bit fingerprint linear in the block's bits (the print of a XOR is
- * the XOR of the prints), for trying many member subsets cheaply. */
+ * the XOR of the prints), for trying many member subsets cheaply.  It reads
+ * part of the block: equal prints are confirmed on the bytes. */
 uint64_t block_print(const uint8_t *b);
 
 /* Rows in the sample: every whole block of every window. */

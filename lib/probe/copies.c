@@ -174,6 +174,25 @@ static void try_offset_shift(const struct probe_sample *s, const struct copy_map
 	free(votes);
 }
 
+/* With c copies, every chunk row but each c'th holds a block again one
+ * chunk on: (c - 1) / c of the rows.  Other shares are chance (blocks that
+ * repeat, as parity of alike data does). */
+#define SHARE_SLACK 0.05
+
+static bool offset_copies(struct copy_shift *cs)
+{
+	double share = (double)cs->matched / cs->rows;
+
+	for (int c = 2; c <= COPIES_MAX; c++) {
+		double want = (double)(c - 1) / c;
+		if (share > want - SHARE_SLACK && share < want + SHARE_SLACK) {
+			cs->copies = c;
+			return true;
+		}
+	}
+	return false;
+}
+
 int copies_offset_shift(const struct probe_sample *s, const struct copy_map *cm, struct copy_shift *best)
 {
 	struct print_rows t;
@@ -188,8 +207,7 @@ int copies_offset_shift(const struct probe_sample *s, const struct copy_map *cm,
 	}
 	for (uint32_t chunk = PROBE_BLOCK; chunk <= MAX_OFFSET_CHUNK; chunk *= 2) {
 		try_offset_shift(s, cm, &t, (int)(chunk / PROBE_BLOCK), &cs);
-		/* half the rows (every other chunk row) hold the copies of the one before */
-		if (cs.next[0] < 0 || cs.matched < MIN_ROWS || 4 * cs.matched < cs.rows)
+		if (cs.next[0] < 0 || cs.matched < MIN_ROWS || !offset_copies(&cs))
 			continue;
 		if (!found || cs.matched * (uint64_t)best->rows > best->matched * (uint64_t)cs.rows) {
 			*best = cs;
@@ -262,14 +280,17 @@ int copies_far_shift(struct probe_sample *s, const struct copy_map *cm, uint64_t
 	int (*votes)[COPIES_MAX];
 	int rc = 0;
 
-	if (cm->np < 2 || s->nwindows < 1 || size == UINT64_MAX || size < start + 2 * FAR_SPAN)
+	if (cm->np < 2 || s->nwindows < 1 || size == UINT64_MAX || size < start + 4 * PROBE_BLOCK)
 		return 0;
 	uint64_t half = start + ((size - start) / 2) / PROBE_BLOCK * PROBE_BLOCK;
-	uint64_t from = half + PROBE_BLOCK - FAR_SPAN;   /* the middle itself is where a far copy lies at most */
-	size_t nb = FAR_SPAN / PROBE_BLOCK;
+	/* the middle itself is where a far copy lies at most; small members
+	 * are searched from just past their first block */
+	size_t span = half - start < FAR_SPAN ? (size_t)(half - start) : FAR_SPAN;
+	uint64_t from = half + PROBE_BLOCK - span;
+	size_t nb = span / PROBE_BLOCK;
 	uint64_t *pr = malloc(sizeof(*pr) * nb * (size_t)cm->np);
 	votes = calloc(COPIES_MAX, sizeof(*votes));
-	if (!pr || !votes || read_prints(s, cm, from, FAR_SPAN, pr, d) < 0) {
+	if (!pr || !votes || read_prints(s, cm, from, span, pr, d) < 0) {
 		rc = pr && votes ? -1 : diag_fail(d, "out of memory for the far copies");
 		goto out;
 	}

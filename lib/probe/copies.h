@@ -37,11 +37,13 @@ struct copy_shift {
 	uint64_t shift;                   /* bytes */
 	int next[COPIES_MAX];             /* column -> column, -1 unknown */
 	int rows, matched;                /* (row, member) tried, and those found copied */
+	int copies;                       /* offset layout: how many, from the share copied */
 };
 
-/* RAID10 offset copies: each chunk row again in the next, one member on.
- * Tries chunks of 4 KiB to 512 KiB inside the sample's windows; fills the
- * best and returns 1, or 0 when no chunk shows such copies. */
+/* RAID10 offset copies: each chunk row again in the next (copies - 1
+ * times), one member on.  Tries chunks of 4 KiB to 512 KiB inside the
+ * sample's windows; fills the best and returns 1, or 0 when no chunk shows
+ * such copies. */
 int copies_offset_shift(const struct probe_sample *s, const struct copy_map *cm, struct copy_shift *best);
 
 /* RAID10 far copies: the first half of each member again, one member on,

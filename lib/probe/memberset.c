@@ -7,7 +7,7 @@
 #include "probe/blocks.h"
 #include "probe/memberset.h"
 
-#define SEARCH_ROWS 1024
+#define SEARCH_ROWS 256
 #define SUBSET_SEARCH_MAX 16          /* members: beyond, only all of them together are tried */
 #define FIT 0.95                      /* share of rows a set must hold in: a few may be damaged */
 #define MIN_ROWS 4

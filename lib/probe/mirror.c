@@ -4,6 +4,7 @@
  * layout.  Copies fix which members pair up; where in the order a pair or
  * a cycle of far copies starts, and a far or near layout's chunk, they
  * leave to content. */
+#include <stdio.h>
 #include <string.h>
 
 #include "md/layout.h"
@@ -13,9 +14,8 @@
 
 #define R10_NEAR2 0x102
 #define R10_FAR2 0x201
-#define R10_OFFSET2 0x10201
+#define R10_OFFSET_BIT 0x10000
 #define MAX_PAIRS_ORDERED 3           /* pairs whose every order is proposed */
-#define RAID10_BEHIND 0.99            /* pairs read as one RAID10 trail two mirrors a little */
 
 static void candidate_start(struct probe_candidate *c, int level, int layout, uint32_t chunk, uint64_t doff, int n)
 {
@@ -79,7 +79,8 @@ static double group_share(const struct copy_map *cm, const int *g, int n, int *r
 	return least;
 }
 
-static void add_raid1(const struct copy_map *cm, const int *g, int n, uint64_t doff, struct probe_result *r)
+static void add_raid1(const struct copy_map *cm, const int *g, int n, uint64_t doff, const bool *placed,
+		      struct probe_result *r)
 {
 	struct probe_candidate c;
 	int rows, equal;
@@ -88,7 +89,13 @@ static void add_raid1(const struct copy_map *cm, const int *g, int n, uint64_t d
 	for (int i = 0; i < n; i++)
 		c.spec.order[i] = cm->member[g[i]];
 	uses_order(&c);
-	c.score = group_share(cm, g, n, &rows, &equal);
+	/* members given beside the group that no other evidence placed stay
+	 * unexplained: a mirror of some of them is less likely than an array
+	 * of all */
+	int explained = n;
+	for (int k = 0; k < cm->np; k++)
+		explained += placed[cm->member[k]] && !c.uses[cm->member[k]];
+	c.score = group_share(cm, g, n, &rows, &equal) * (0.5 + 0.5 * explained / cm->np);
 	probe_candidate_evidence(&c, "members equal in %d/%d rows with data sampled", equal, rows);
 	probe_candidate_evidence(&c, "data seen from member offset %llu: data offset %llu sectors",
 				 (unsigned long long)cm->first, (unsigned long long)doff);
@@ -135,7 +142,7 @@ static void add_near_pairs(const struct copy_map *cm, int pairs[][COPIES_MAX], i
 			}
 		}
 		uses_order(&c);
-		c.score = least * RAID10_BEHIND;
+		c.score = least;
 		probe_candidate_evidence(&c, "%d pairs of members equal (the least in %d/%d rows with data sampled)",
 					 np, equal, rows);
 		probe_result_add(r, &c);
@@ -147,7 +154,7 @@ static void add_near_pairs(const struct copy_map *cm, int pairs[][COPIES_MAX], i
 /* A cycle of copies (a member's copies go to the next): the order up to
  * where it starts; each start is proposed. */
 static void add_cycle(const struct copy_map *cm, const struct copy_shift *cs, int layout, uint32_t chunk,
-		      uint64_t doff, const char *what, struct probe_result *r)
+		      uint64_t doff, const char *what, double expected, struct probe_result *r)
 {
 	int n = cm->np;
 
@@ -163,7 +170,9 @@ static void add_cycle(const struct copy_map *cm, const struct copy_shift *cs, in
 		if (role != n)
 			return;              /* not one cycle over every member */
 		uses_order(&c);
-		c.score = cs->rows ? (double)cs->matched / cs->rows : 0;
+		c.score = cs->rows ? (double)cs->matched / cs->rows / expected : 0;
+		if (c.score > 1)
+			c.score = 1;
 		probe_candidate_evidence(&c, "%s: each member's blocks again on the next, %llu bytes on "
 					 "(%d/%d blocks checked)", what, (unsigned long long)cs->shift, cs->matched,
 					 cs->rows);
@@ -182,7 +191,7 @@ static bool level_allowed(const struct probe_hints *h, int level, int layout)
 int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		 struct diag *d)
 {
-	static struct copy_map cm;
+	struct copy_map cm;
 	int group[COPIES_MAX][COPIES_MAX], size[COPIES_MAX], pairs[COPIES_MAX][COPIES_MAX], npairs = 0;
 	uint64_t offs[PROBE_MAX_OFFSETS];
 	struct copy_shift cs;
@@ -194,9 +203,13 @@ int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct pro
 		return 0;
 	uint64_t doff = offs[0];
 	int ng = mirror_groups(&cm, group, size);
+	bool placed[ST_MAX_DISKS] = { false };          /* by the candidates other evidence made */
+	for (int i = 0; i < r->ncand; i++)
+		for (int m = 0; m < s->nmembers; m++)
+			placed[m] |= r->cand[i].uses[m];
 	for (int g = 0; g < ng; g++) {
 		if (level_allowed(h, MD_LEVEL_RAID1, 0) && (!h->raid_disks || h->raid_disks == size[g]))
-			add_raid1(&cm, group[g], size[g], doff, r);
+			add_raid1(&cm, group[g], size[g], doff, placed, r);
 		if (size[g] == 2)
 			memcpy(pairs[npairs++], group[g], sizeof(group[g]));
 	}
@@ -204,8 +217,14 @@ int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct pro
 		add_near_pairs(&cm, pairs, npairs, doff, h, r);
 	if (ng || cm.np < 2 || (h->raid_disks && h->raid_disks != cm.np))
 		return 0;
-	if (level_allowed(h, MD_LEVEL_RAID10, R10_OFFSET2) && copies_offset_shift(s, &cm, &cs))
-		add_cycle(&cm, &cs, R10_OFFSET2, (uint32_t)(cs.shift / 512), doff, "offset=2", r);
+	if (copies_offset_shift(s, &cm, &cs)) {
+		int layout = R10_OFFSET_BIT | cs.copies << 8 | 1;
+		char what[32];
+		snprintf(what, sizeof(what), "offset=%d", cs.copies);
+		if (level_allowed(h, MD_LEVEL_RAID10, layout))
+			add_cycle(&cm, &cs, layout, (uint32_t)(cs.shift / 512), doff, what,
+				  (double)(cs.copies - 1) / cs.copies, r);
+	}
 	if (!level_allowed(h, MD_LEVEL_RAID10, R10_FAR2))
 		return 0;
 	for (int i = 0; i < probe_offsets(h, cm.first, offs); i++) {
@@ -213,7 +232,7 @@ int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct pro
 		if (found < 0)
 			return -1;
 		if (found) {
-			add_cycle(&cm, &cs, R10_FAR2, h->chunk_sectors, offs[i], "far=2", r);
+			add_cycle(&cm, &cs, R10_FAR2, h->chunk_sectors, offs[i], "far=2", 1, r);
 			probe_result_undecided(r, "raid10 far=2: far copies lie a chunk-rounded half member on, "
 					       "which hides the chunk; content decides");
 			break;

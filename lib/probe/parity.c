@@ -6,187 +6,15 @@
 #include <string.h>
 
 #include "md/layout.h"
-#include "probe/blocks.h"
 #include "probe/evidence.h"
 #include "probe/memberset.h"
+#include "probe/observe.h"
 #include "probe/offsets.h"
-#include "probe/rowfit.h"
-#include "probe/syndrome.h"
 
 #define MIN_SHARE 0.5                 /* of the decided rows a candidate must fit */
 #define CLOSE 0.02                    /* fits this far behind the best are kept beside it */
 #define NOT_DEFAULT 0.98              /* a layout parity reads the same as mdadm's default */
 #define MAX_FITS 16
-
-/* What the rows of one set showed. */
-struct set_rows {
-	const struct parity_set *set;
-	struct obs_list obs;
-	int with_data;                    /* rows where a member of the set holds data */
-	int inconsistent;                 /* rows no parity assignment fits */
-	int q_only;                       /* RAID6 rows whose bytes named Q but not every data slot */
-	uint64_t first;                   /* member offset of the first decided row */
-};
-
-static void set_blocks(const struct parity_set *set, const uint8_t *const *all, const uint8_t **blk)
-{
-	for (int k = 0; k < set->n; k++)
-		blk[k] = all[set->member[k]];
-}
-
-static bool any_data(const uint8_t *const *blk, int n)
-{
-	for (int k = 0; k < n; k++)
-		if (blk[k] && !block_zero(blk[k]))
-			return true;
-	return false;
-}
-
-/* Rows short of rank wait here, while they name the same Q at consecutive
- * offsets (one chunk, as far as anyone can tell), to be solved together. */
-#define RUN_MAX 32
-
-struct pending {
-	int nrows, q;
-	uint64_t off[RUN_MAX];
-	const uint8_t *blk[RUN_MAX * PSET_MAX];
-};
-
-static int q_tagged(const int16_t *tag, int n)
-{
-	for (int k = 0; k < n; k++)
-		if (tag[k] == TAG_Q)
-			return k;
-	return -1;
-}
-
-static int record(struct set_rows *sr, uint64_t off, const int16_t *tag, int v, struct diag *d)
-{
-	struct row_obs r;
-
-	sr->with_data++;
-	sr->inconsistent += v == ROW_INCONSISTENT;
-	if (v != ROW_DECIDED)
-		return 0;
-	memset(&r, 0, sizeof(r));
-	r.off = off;
-	memcpy(r.tag, tag, sizeof(r.tag));
-	if (sr->obs.n == 0 || off < sr->first)
-		sr->first = off;
-	if (obs_add(&sr->obs, &r) < 0)
-		return diag_fail(d, "out of memory for the syndrome rows");
-	return 0;
-}
-
-static int flush(struct set_rows *sr, struct pending *p, struct syndrome_scratch *sc, struct diag *d)
-{
-	int16_t tag[PSET_MAX];
-	int n = sr->set->n, v;
-
-	if (!p->nrows)
-		return 0;
-	v = syndrome_run(p->blk, p->nrows, n, tag, sc);
-	if (v == ROW_SHORT) {
-		/* Q is known still: a row of evidence for where it lies */
-		sr->q_only += p->nrows;
-		v = ROW_DECIDED;
-	}
-	for (int i = 0; i < p->nrows; i++)
-		if (record(sr, p->off[i], tag, v, d) < 0)
-			return -1;
-	p->nrows = 0;
-	return 0;
-}
-
-static int observe_raid6(const struct probe_sample *s, struct set_rows *sr, struct diag *d)
-{
-	const uint8_t *all[ST_MAX_DISKS], *blk[PSET_MAX];
-	struct pending p;
-	struct syndrome_scratch sc;
-	int16_t tag[PSET_MAX];
-	int rows = sample_rows(s), n = sr->set->n, rc = 0;
-
-	if (syndrome_scratch_init(&sc) < 0)
-		return diag_fail(d, "out of memory for the syndrome rows");
-	p.nrows = 0;
-	for (int i = 0; i < rows && rc == 0; i++) {
-		uint64_t off = sample_row(s, i, all);
-		set_blocks(sr->set, all, blk);
-		int v = syndrome_run(blk, 1, n, tag, &sc);
-		if (v != ROW_SHORT) {
-			rc = flush(sr, &p, &sc, d);
-			if (rc == 0 && (v != ROW_UNDECIDED || any_data(blk, n)))
-				rc = record(sr, off, tag, v, d);
-			continue;
-		}
-		int q = q_tagged(tag, n);
-		if (p.nrows && (q != p.q || off != p.off[p.nrows - 1] + PROBE_BLOCK || p.nrows == RUN_MAX))
-			rc = flush(sr, &p, &sc, d);
-		p.q = q;
-		p.off[p.nrows] = off;
-		memcpy(p.blk + (size_t)p.nrows * (size_t)n, blk, sizeof(blk[0]) * (size_t)n);
-		p.nrows++;
-	}
-	if (rc == 0)
-		rc = flush(sr, &p, &sc, d);
-	syndrome_scratch_free(&sc);
-	return rc;
-}
-
-/* Nonzero blocks that pair off equal XOR to zero as data would with P
- * zero: duplicated files do that.  Such a row cannot say P holds data. */
-static bool in_pairs(const uint8_t *const *blk, int n, uint32_t nonzero)
-{
-	uint32_t left = nonzero;
-
-	if (__builtin_popcount(nonzero) % 2)
-		return false;
-	while (left) {
-		int a = __builtin_ctz(left), b;
-		left &= left - 1;
-		for (b = a + 1; b < n; b++)
-			if (left >> b & 1 && block_equal(blk[a], blk[b]))
-				break;
-		if (b == n)
-			return false;
-		left &= ~(1u << b);
-	}
-	return true;
-}
-
-static int observe_raid5(const struct probe_sample *s, struct set_rows *sr, struct diag *d)
-{
-	const uint8_t *all[ST_MAX_DISKS], *blk[PSET_MAX];
-	uint8_t x[PROBE_BLOCK];
-	struct row_obs r;
-	int rows = sample_rows(s), n = sr->set->n;
-
-	for (int i = 0; i < rows; i++) {
-		memset(&r, 0, sizeof(r));
-		r.off = sample_row(s, i, all);
-		set_blocks(sr->set, all, blk);
-		memset(x, 0, sizeof(x));
-		for (int k = 0; k < n; k++)
-			if (!block_zero(blk[k])) {
-				r.pmask |= 1u << k;
-				block_xor(x, blk[k]);
-			}
-		if (!r.pmask)
-			continue;
-		sr->with_data++;
-		if (!block_zero(x)) {
-			sr->inconsistent++;
-			continue;
-		}
-		if (in_pairs(blk, n, r.pmask))
-			r.pmask = (uint32_t)((1ull << n) - 1);
-		if (sr->obs.n == 0)
-			sr->first = r.off;
-		if (obs_add(&sr->obs, &r) < 0)
-			return diag_fail(d, "out of memory for the parity rows");
-	}
-	return 0;
-}
 
 static void candidate_base(struct probe_candidate *c, const struct probe_sample *s, const struct parity_set *set,
 			   int level, const struct fit *f)
@@ -243,8 +71,12 @@ static void add_fits(const struct probe_sample *s, const struct set_rows *sr, in
 		candidate_base(&c, s, sr->set, level, &fits[i]);
 		if (c.score < MIN_SHARE || c.score < best - CLOSE)
 			continue;
-		probe_candidate_evidence(&c, "%s consistent in %d/%d rows with data sampled",
-					 level == MD_LEVEL_RAID6 ? "P and Q" : "P", sr->obs.n, sr->with_data);
+		if (level == MD_LEVEL_RAID6)
+			probe_candidate_evidence(&c, "P and Q solved in %d/%d rows with data sampled, %d rows "
+						 "no parity fits", sr->obs.n, sr->with_data, sr->inconsistent);
+		else
+			probe_candidate_evidence(&c, "P consistent in %d/%d rows with data sampled", sr->obs.n,
+						 sr->with_data);
 		if (sr->q_only)
 			probe_candidate_evidence(&c, "Q alone placed in %d of them (blocks too alike to "
 						 "solve for every data slot)", sr->q_only);
@@ -262,7 +94,11 @@ static void add_fits(const struct probe_sample *s, const struct set_rows *sr, in
 		/* the rows decided part of it: the rest is left for content */
 		if (unknown_roles(&c))
 			c.score *= (double)(c.spec.raid_disks - unknown_roles(&c) + 1) / (c.spec.raid_disks + 1);
-		c.score *= sr->with_data ? (double)sr->obs.n / sr->with_data : 0;
+		/* rows with data that speak against it: no parity fits them, or
+		 * they name roles this geometry puts elsewhere; rows too alike to
+		 * decide speak for nothing */
+		int against = sr->inconsistent + fits[i].rows - fits[i].fitting;
+		c.score *= sr->with_data ? 1 - (double)against / sr->with_data : 0;
 		probe_result_add(r, &c);
 	}
 }
@@ -306,7 +142,7 @@ static int probe_set(const struct probe_sample *s, const struct parity_set *set,
 	uint64_t offs[PROBE_MAX_OFFSETS];
 	int level = set->raid6 ? MD_LEVEL_RAID6 : MD_LEVEL_RAID5, nfits = 0;
 
-	if ((set->raid6 ? observe_raid6(s, &sr, d) : observe_raid5(s, &sr, d)) < 0) {
+	if (observe_set(s, &sr, d) < 0) {
 		obs_free(&sr.obs);
 		return -1;
 	}
@@ -358,9 +194,14 @@ int probe_parity(struct probe_sample *s, const struct probe_hints *h, struct pro
 	if (h->level >= 0 && !layout_has_parity(h->level))
 		return 0;
 	int nsets = parity_sets_find(s, sets, MAX_PARITY_SETS);
-	for (int i = 0; i < nsets; i++)
+	for (int i = 0; i < nsets; i++) {
 		if (set_allowed(&sets[i], h) && probe_set(s, &sets[i], h, r, d) < 0)
 			return -1;
+		if (!sets[i].raid6 && missing == 1)
+			probe_result_undecided(r, "the raid5 of %d members may be a raid6 of %d whose Q stayed on the "
+					       "member given as missing (parity-last, a -6 layout): parity cannot tell",
+					       sets[i].n, sets[i].n + 1);
+	}
 	if (nsets == 0 && missing == 1 && probe_one_missing(s, h, r, d) < 0)
 		return -1;
 	if (r->ncand == before && missing == 1)

@@ -144,13 +144,16 @@ static void try_raid6(const struct obs_list *o, int n, int layout, uint32_t chun
 
 static bool better(const struct fit *a, const struct fit *b)
 {
-	/* the share of rows first; then, the rows agreeing, the larger chunk
+	/* the share of rows first; then, the rows agreeing, the larger data
+	 * offset (where the data was seen to begin), then the larger chunk
 	 * (a half chunk splits rows the data keeps together) */
 	uint64_t lhs = (uint64_t)a->fitting * (uint64_t)(b->rows ? b->rows : 1);
 	uint64_t rhs = (uint64_t)b->fitting * (uint64_t)(a->rows ? a->rows : 1);
 
 	if (lhs != rhs)
 		return lhs > rhs;
+	if (a->data_offset != b->data_offset)
+		return a->data_offset > b->data_offset;
 	return a->chunk_sectors > b->chunk_sectors;
 }
 
@@ -225,15 +228,21 @@ int fit_raid6(const struct obs_list *o, int n, const struct probe_hints *h, cons
  * rows where they hold none. */
 struct p_fit {
 	int zeros[PSET_MAX][PSET_MAX];    /* role, set member: rows of the role where it is zero */
+	int pair_zeros[PSET_MAX][PSET_MAX];  /* and where a lone pair of sectors left it out */
 	int role_rows[PSET_MAX];
 	int order[PSET_MAX];              /* role -> set member, PROBE_UNKNOWN */
 	int rows, decided;
 	bool broken;                      /* a role where every member was zero in some row */
 };
 
+/* Rows of a role where a lone pair of sectors may leave P out: a sector and
+ * its copy a chunk apart, with P zero, look like P and its one data sector.
+ * Allowed in roles of many rows only, where one such row cannot decide. */
+#define P_SLIPS 64
+
 static bool never_zero(const struct p_fit *pf, int role, int k)
 {
-	return pf->zeros[role][k] == 0;
+	return pf->zeros[role][k] == 0 && pf->pair_zeros[role][k] <= pf->role_rows[role] / P_SLIPS;
 }
 
 /* Names the roles with one member never zero, then again as members are
@@ -294,8 +303,10 @@ static void try_p(const struct obs_list *o, int n, int level, int layout, uint32
 			last = row;
 			if (!pass) {
 				pf->role_rows[m.pd]++;
-				for (int k = 0; k < n; k++)
+				for (int k = 0; k < n; k++) {
 					pf->zeros[m.pd][k] += !(mask >> k & 1);
+					pf->pair_zeros[m.pd][k] += !(o->row[i].pair_mask >> k & 1);
+				}
 				continue;
 			}
 			pf->rows++;

@@ -14,6 +14,7 @@ struct row_obs {
 	uint64_t off;                 /* member offset, bytes */
 	int16_t tag[PSET_MAX];        /* RAID6: per set member, syndrome.h's tags */
 	uint32_t pmask;               /* RAID4/5: the set members that may be P (those with data) */
+	uint32_t pair_mask;           /* and that may be by sectors of one data beside P alone */
 };
 
 struct obs_list {

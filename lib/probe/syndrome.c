@@ -89,23 +89,11 @@ struct run {
 /* The blocks of one Q hypothesis: the unknowns' columns, and the right side. */
 struct hypothesis {
 	int q;                             /* member taken as Q */
+	int missing;                       /* the member away, -1 for none */
 	int nu;
 	int member[PSET_MAX];              /* unknown -> member */
 	uint8_t coef[PSET_MAX];
 };
-
-/* Byte j of member k in one row; the missing block is what P's equation
- * leaves: the XOR of the rest but Q. */
-static uint8_t byte_of(const uint8_t *const *blk, int n, int k, int q, size_t j)
-{
-	if (blk[k])
-		return blk[k][j];
-	uint8_t x = 0;
-	for (int m = 0; m < n; m++)
-		if (m != q && blk[m])
-			x ^= blk[m][j];
-	return x;
-}
 
 enum solved { SOLVED, CONTRADICTED, SHORT_OF_RANK };
 
@@ -163,7 +151,7 @@ static bool coefficients_valid(const uint8_t *coef, int nu)
 
 static enum solved within_layouts(const struct gf_system *g, struct hypothesis *h, int n)
 {
-	int free_col[PSET_MAX], nfree = 0, nvalues = n + 1, points = 1, valid = 0;
+	int free_col[PSET_MAX], nfree = 0, nvalues = n + 1, points = 1, valid = 0, away = h->missing >= 0;
 	bool pivot[PSET_MAX] = { false };
 	uint8_t values[PSET_MAX + 1], coef[PSET_MAX], found[PSET_MAX];
 
@@ -175,13 +163,14 @@ static enum solved within_layouts(const struct gf_system *g, struct hypothesis *
 	values[0] = 0;
 	for (int v = 1; v < nvalues; v++)
 		values[v] = md_gf_exp(v - 1);          /* DDF's slots run to n - 1 */
-	for (int f = 0; f < nfree; f++) {
+	for (int f = 0; f < nfree + away; f++) {
 		points *= nvalues;
 		if (points > MAX_POINTS)
 			return SHORT_OF_RANK;
 	}
 	for (int pt = 0; pt < points && valid < 2; pt++) {
-		for (int f = 0, rest = pt; f < nfree; f++, rest /= nvalues)
+		int rest = pt;
+		for (int f = 0; f < nfree; f++, rest /= nvalues)
 			coef[free_col[f]] = values[rest % nvalues];
 		for (int r = 0; r < g->rank; r++) {
 			uint8_t x = g->row[r][h->nu];
@@ -189,18 +178,27 @@ static enum solved within_layouts(const struct gf_system *g, struct hypothesis *
 				x ^= md_gf_mul(g->row[r][free_col[f]], coef[free_col[f]]);
 			coef[g->pivot_col[r]] = x;
 		}
-		if (!coefficients_valid(coef, h->nu))
+		/* the missing block is the sum of the others: its coefficient c
+		 * was added to each of theirs, and comes off again here */
+		if (away) {
+			coef[h->nu] = values[rest % nvalues];
+			for (int c = 0; c < h->nu; c++)
+				coef[c] ^= coef[h->nu];
+		}
+		if (!coefficients_valid(coef, h->nu + away))
 			continue;
 		bool in_range = true;
-		for (int c = 0; c < h->nu && in_range; c++)
+		for (int c = 0; c < h->nu + away && in_range; c++)
 			in_range = coef[c] == 0 || md_gf_log(coef[c]) < n;
 		if (!in_range)
 			continue;
 		if (valid++ == 0)
-			memcpy(found, coef, (size_t)h->nu);
+			memcpy(found, coef, (size_t)(h->nu + away));
 	}
 	if (valid != 1)
 		return valid ? SHORT_OF_RANK : CONTRADICTED;
+	if (away)
+		h->member[h->nu++] = h->missing;
 	memcpy(h->coef, found, (size_t)h->nu);
 	return SOLVED;
 }
@@ -222,7 +220,7 @@ static enum solved solve(const struct run *rn, struct hypothesis *h)
 			const uint8_t *const *blk = rn->blk + (size_t)r * (size_t)rn->n;
 			bool feed = true;
 			for (int u = 0; u < h->nu; u++)
-				e[u] = byte_of(blk, rn->n, h->member[u], h->q, j);
+				e[u] = blk[h->member[u]][j];
 			e[h->nu] = blk[h->q][j];
 			if (h->nu > 1 && all_same(e, h->nu) && !uniform_agrees(&un, e[0], e[h->nu], &feed))
 				return CONTRADICTED;
@@ -235,7 +233,7 @@ static enum solved solve(const struct run *rn, struct hypothesis *h)
 				spare++;
 		}
 	}
-	if (g.rank < h->nu)
+	if (g.rank < h->nu || h->missing >= 0)
 		return within_layouts(&g, h, rn->n);
 	for (int r = 0; r < g.rank; r++)
 		h->coef[g.pivot_col[r]] = g.row[r][h->nu];
@@ -251,14 +249,20 @@ static void xor_but(const uint8_t *const *blk, int n, int q, uint8_t *out)
 			block_xor(out, blk[m]);
 }
 
-/* The unknowns: every member but Q that is missing or holds data in some
- * row of the run (an all-zero block shows no coefficient). */
-static void set_up(int n, int q, const bool *silent, struct hypothesis *h)
+/* The unknowns: every member but Q that holds data in some row of the run
+ * (an all-zero block shows no coefficient).  A missing member's block is
+ * the XOR of the others but Q (P's equation), so its coefficient cannot be
+ * told from theirs by elimination: it is tried over the values md allows
+ * once the rest is solved. */
+static void set_up(const struct run *rn, int q, const bool *silent, struct hypothesis *h)
 {
 	h->q = q;
+	h->missing = -1;
 	h->nu = 0;
-	for (int k = 0; k < n; k++)
-		if (k != q && !silent[k])
+	for (int k = 0; k < rn->n; k++)
+		if (!rn->blk[k])
+			h->missing = k;
+		else if (k != q && !silent[k])
 			h->member[h->nu++] = k;
 }
 
@@ -418,7 +422,7 @@ int syndrome_run(const uint8_t *const *blk, int nrows, int n, int16_t *tag, stru
 	for (int q = 0; q < n; q++) {
 		if (!may[q])
 			continue;
-		set_up(n, q, silent, &h);
+		set_up(&rn, q, silent, &h);
 		enum solved v = solve(&rn, &h);
 		if (v == SOLVED) {
 			found = h;

@@ -4,8 +4,9 @@
  * exact geometry over layouts, member counts and chunks, with one member
  * missing and with two; RAID5's level and data offset found and its order
  * honestly left unknown on random data, and placed where zero chunks sit
- * beside data; two arrays' members given together told apart; RAID1 and
- * RAID10 near, far and offset copies. */
+ * beside data, and nothing claimed with a member missing; two arrays'
+ * members given together told apart; RAID1 and RAID10 near, far and offset
+ * copies; hints that narrow and never widen. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -32,6 +33,7 @@ struct build {
 	uint64_t doff;                    /* sectors */
 	size_t member_bytes;
 	int sparse;                       /* one data chunk in sparse is left zero */
+	bool tails;                       /* one data chunk a row ends in zero sectors, as a file does */
 	uint64_t seed;
 	int file_of_role[ST_MAX_DISKS];   /* the member file each role is written to */
 	const char *tag;                  /* file name prefix */
@@ -72,6 +74,8 @@ static void fill_parity_rows(const struct build *b, const struct geometry *g, ui
 		for (int dd = 0; dd < m.data_disks; dd++)
 			if (!b->sparse || next_random(x) % (uint64_t)b->sparse)
 				fill_random(base[m.data[dd]], chunk, x);
+		if (b->tails)
+			memset(base[m.data[next_random(x) % (uint64_t)m.data_disks]] + chunk - 1536, 0, 1536);
 		int nd = layout_row_blocks(&m, base, 0, zero, blocks);
 		if (m.qd >= 0)
 			parity_gen_pq(nd, chunk, blocks);
@@ -234,12 +238,20 @@ static int rank_of_exact(const struct probe_result *r, const struct build *b, in
 	return -1;
 }
 
+/* Members of 1 MiB data offset and room for rows chunk rows, whole MiB. */
+static size_t rows_of(uint32_t chunk, int rows)
+{
+	size_t data = (size_t)chunk * 512 * (size_t)rows;
+
+	return MIB + (data < MIB ? MIB : (data + MIB - 1) / MIB * MIB);
+}
+
 static void raid6_case(int layout, int n, uint32_t chunk, bool must_be_top)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
 	struct build b = { .level = 6, .layout = layout, .n = n, .chunk = chunk, .doff = 2048,
-			   .member_bytes = (chunk >= 1024 ? 8 : 4) * MIB, .seed = 0x5eed0000u + (uint64_t)(layout * 64 + n) * 4096 + chunk,
+			   .member_bytes = rows_of(chunk, 4), .seed = 0x5eed0000u + (uint64_t)(layout * 64 + n) * 4096 + chunk,
 			   .tag = "r6-" };
 	char name[64];
 
@@ -276,7 +288,7 @@ static void test_raid6_missing(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
-	struct build b = { .level = 6, .layout = 2, .n = 6, .chunk = 128, .doff = 2048, .member_bytes = 4 * MIB,
+	struct build b = { .level = 6, .layout = 2, .n = 6, .chunk = 128, .doff = 2048, .member_bytes = 2 * MIB,
 			   .seed = 0x6d155, .tag = "r6m-" };
 
 	shuffle_roles(&b);
@@ -318,7 +330,7 @@ static void test_raid5_random(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
-	struct build b = { .level = 5, .layout = 2, .n = 5, .chunk = 128, .doff = 4096, .member_bytes = 4 * MIB,
+	struct build b = { .level = 5, .layout = 2, .n = 5, .chunk = 128, .doff = 4096, .member_bytes = 3 * MIB,
 			   .seed = 0x55aa, .tag = "r5-" };
 
 	shuffle_roles(&b);
@@ -341,7 +353,7 @@ static void test_raid5_zero_chunks(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
-	struct build b = { .level = 5, .layout = 2, .n = 5, .chunk = 128, .doff = 2048, .member_bytes = 8 * MIB,
+	struct build b = { .level = 5, .layout = 2, .n = 5, .chunk = 64, .doff = 2048, .member_bytes = 4 * MIB,
 			   .sparse = 3, .seed = 0x5a5a, .tag = "r5z-" };
 
 	shuffle_roles(&b);
@@ -352,6 +364,27 @@ static void test_raid5_zero_chunks(void)
 	ok(rank_of_exact(&r, &b, -1) == 0,
 	   "raid5 with zero chunks beside data: P placed row by row, the exact chunk and order come first");
 	if (rank_of_exact(&r, &b, -1) != 0)
+		describe(&r);
+	remove_files(paths, b.n);
+}
+
+static void test_raid5_tails(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512];
+	struct build b = { .level = 5, .layout = 3, .n = 4, .chunk = 16, .doff = 2048, .member_bytes = 2 * MIB,
+			   .tails = true, .seed = 0x7a115, .tag = "r5t-" };
+
+	shuffle_roles(&b);
+	if (build(&b, paths) < 0 || probe(paths, b.n, &r, &no_hints) < 0) {
+		ok(0, "raid5 whose chunks end in zero sectors: built and probed");
+		return;
+	}
+	int at = rank_of_exact(&r, &b, -1);
+	ok(at >= 0 && at <= 1 && r.cand[at].score == r.cand[0].score,
+	   "raid5 whose chunks end in zero sectors (file tails): P placed at the sector, the exact chunk and "
+	   "order among the first, level with left-symmetric's reading (found at %d)", at);
+	if (at < 0 || at > 1)
 		describe(&r);
 	remove_files(paths, b.n);
 }
@@ -368,9 +401,9 @@ static void test_two_arrays_mixed(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512], p5[ST_MAX_DISKS][512], p6[ST_MAX_DISKS][512];
-	struct build b5 = { .level = 5, .layout = 2, .n = 3, .chunk = 128, .doff = 2048, .member_bytes = 4 * MIB,
+	struct build b5 = { .level = 5, .layout = 2, .n = 3, .chunk = 128, .doff = 2048, .member_bytes = 2 * MIB,
 			    .seed = 0x3535, .tag = "mix5-" };
-	struct build b6 = { .level = 6, .layout = 2, .n = 4, .chunk = 64, .doff = 2048, .member_bytes = 4 * MIB,
+	struct build b6 = { .level = 6, .layout = 2, .n = 4, .chunk = 64, .doff = 2048, .member_bytes = 2 * MIB,
 			    .seed = 0x3636, .tag = "mix6-" };
 	bool in5[7] = { false }, in6[7] = { false };
 	/* given in the order 6 5 6 6 5 6 5 */
@@ -407,12 +440,47 @@ static void test_two_arrays_mixed(void)
 	remove_files(p6, 4);
 }
 
+static void test_mirror_beside_raid6(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512], p1[ST_MAX_DISKS][512], p6[ST_MAX_DISKS][512];
+	struct build b1 = { .level = 1, .layout = 0, .n = 2, .doff = 2048, .member_bytes = 2 * MIB,
+			    .seed = 0x1616, .tag = "mir1-" };
+	struct build b6 = { .level = 6, .layout = 2, .n = 4, .chunk = 64, .doff = 2048, .member_bytes = 2 * MIB,
+			    .seed = 0x6161, .tag = "mir6-" };
+
+	for (int k = 0; k < 2; k++)
+		b1.file_of_role[k] = k;
+	shuffle_roles(&b6);
+	if (build(&b1, p1) < 0 || build(&b6, p6) < 0) {
+		ok(0, "a raid1's members beside a raid6's: built");
+		return;
+	}
+	/* given in the order 6 1 6 6 1 6 */
+	strcpy(paths[0], p6[0]);
+	strcpy(paths[1], p1[0]);
+	strcpy(paths[2], p6[1]);
+	strcpy(paths[3], p6[2]);
+	strcpy(paths[4], p1[1]);
+	strcpy(paths[5], p6[3]);
+	bool mirror = false;
+	if (probe(paths, 6, &r, &no_hints) == 0)
+		for (int i = 0; i < r.ncand; i++)
+			mirror |= r.cand[i].spec.level == 1 && r.cand[i].spec.order[0] == 1 &&
+				  r.cand[i].spec.order[1] == 4 && r.cand[i].score == 1.0;
+	ok(mirror, "a raid1's members given beside a raid6's: the mirror found whole, the others placed by parity");
+	if (!mirror)
+		describe(&r);
+	remove_files(p1, 2);
+	remove_files(p6, 4);
+}
+
 static void copies_case(const char *what, int level, int layout, int n, uint32_t chunk, bool chunk_found)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
 	struct build b = { .level = level, .layout = layout, .n = n, .chunk = chunk, .doff = 2048,
-			   .member_bytes = (layout == 0x201 ? 8 : 4) * MIB, .seed = 0xc0b1e5u + (uint64_t)layout, .tag = "cp-" };
+			   .member_bytes = (layout == 0x201 ? 4 : 2) * MIB, .seed = 0xc0b1e5u + (uint64_t)layout, .tag = "cp-" };
 
 	for (int k = 0; k < n; k++)
 		b.file_of_role[k] = k;
@@ -444,7 +512,7 @@ static void test_raid1_first(void)
 {
 	static struct probe_result r;
 	char paths[ST_MAX_DISKS][512];
-	struct build b = { .level = 1, .layout = 0, .n = 2, .doff = 2048, .member_bytes = 4 * MIB,
+	struct build b = { .level = 1, .layout = 0, .n = 2, .doff = 2048, .member_bytes = 2 * MIB,
 			   .seed = 0x1111, .tag = "r1-" };
 
 	for (int k = 0; k < 2; k++)
@@ -452,6 +520,71 @@ static void test_raid1_first(void)
 	ok(build(&b, paths) == 0 && probe(paths, 2, &r, &no_hints) == 0 && rank_of_exact(&r, &b, -1) == 0 &&
 	   r.cand[0].score == 1.0, "raid1 of 2 members with 1.2's data offset: exact, first, score 1");
 	remove_files(paths, 2);
+}
+
+static bool any_level(const struct probe_result *r, int level)
+{
+	for (int i = 0; i < r->ncand; i++)
+		if (r->cand[i].spec.level == level)
+			return true;
+	return false;
+}
+
+static void test_hints(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512];
+	struct build b = { .level = 6, .layout = 2, .n = 5, .chunk = 128, .doff = 2048, .member_bytes = 2 * MIB,
+			   .seed = 0x41175, .tag = "hint-" };
+	struct probe_hints h = no_hints;
+
+	shuffle_roles(&b);
+	if (build(&b, paths) < 0) {
+		ok(0, "hints: built");
+		return;
+	}
+	h.layout = 2;
+	ok(probe(paths, b.n, &r, &h) == 0 && r.ncand == 1 && rank_of_exact(&r, &b, -1) == 0,
+	   "a hinted layout narrows: left-symmetric alone, without the asymmetric one parity reads alike");
+	h.layout = 3;
+	ok(probe(paths, b.n, &r, &h) == 0 && !any_level(&r, 6),
+	   "a hinted layout the rows do not bear out gives no raid6 candidate");
+	h = no_hints;
+	h.chunk_sectors = 256;
+	ok(probe(paths, b.n, &r, &h) == 0 && !any_level(&r, 6),
+	   "a hinted chunk the rows do not bear out gives no raid6 candidate");
+	h = no_hints;
+	h.level = 5;
+	ok(probe(paths, b.n, &r, &h) == 0 && r.ncand == 0, "a hinted level 5 on a raid6's members gives no candidate");
+	h = no_hints;
+	h.raid_disks = 4;
+	ok(probe(paths, b.n, &r, &h) == 0 && !any_level(&r, 6), "a hinted member count of 4 leaves out a raid6 of 5");
+	remove_files(paths, b.n);
+}
+
+static void test_raid5_missing(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512];
+	struct build b = { .level = 5, .layout = 2, .n = 4, .chunk = 128, .doff = 2048, .member_bytes = 2 * MIB,
+			   .seed = 0x5e155, .tag = "r5m-" };
+	bool said = false;
+
+	shuffle_roles(&b);
+	if (build(&b, paths) < 0) {
+		ok(0, "raid5 with a member missing: built");
+		return;
+	}
+	unlink(paths[1]);
+	strcpy(paths[1], "missing");
+	ok(probe(paths, b.n, &r, &no_hints) == 0, "raid5 with a member missing: probed");
+	for (int i = 0; i < r.nundecided; i++)
+		said |= strstr(r.undecided[i], "one member missing") != NULL;
+	ok(!any_level(&r, 5) && !any_level(&r, 6) && said,
+	   "raid5 with a member missing: no parity candidate, and it says only content can place the rest");
+	if (any_level(&r, 5) || !said)
+		describe(&r);
+	remove_files(paths, b.n);
 }
 
 int main(void)
@@ -465,9 +598,13 @@ int main(void)
 	test_raid6_missing();
 	test_raid5_random();
 	test_raid5_zero_chunks();
+	test_raid5_tails();
+	test_raid5_missing();
 	test_two_arrays_mixed();
 	test_raid1_first();
 	test_copies();
+	test_mirror_beside_raid6();
+	test_hints();
 	rmdir(tmp);
 	return tap_done();
 }
