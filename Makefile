@@ -16,6 +16,9 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+# what the runbook scripts source (tools/lib): they look for it in
+# ../lib/stripe from where they are installed
+SHLIBDIR   := $(PREFIX)/lib/stripe
 DESTDIR    ?=
 O          ?= .
 SAN        ?=
@@ -178,6 +181,8 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(COMPDIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(BINDIR)/; done
+	install -d $(DESTDIR)$(SHLIBDIR)
+	install -m 644 tools/lib/report.bash $(DESTDIR)$(SHLIBDIR)/
 	for m in $(MANPAGES); do s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	install -m 644 completion/stripe $(DESTDIR)$(COMPDIR)/stripe
@@ -187,6 +192,8 @@ uninstall:
 	for b in $(notdir $(BINS) $(TOOLS)); do rm -f $(DESTDIR)$(BINDIR)/$$b $(DESTDIR)$(COMPDIR)/$$b; done
 	for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
 	rm -f $(DESTDIR)$(COMPDIR)/stripe
+	rm -f $(DESTDIR)$(SHLIBDIR)/report.bash
+	-rmdir $(DESTDIR)$(SHLIBDIR)
 
 # everything the builds make: build/ holds the sanitized, fuzzing and test
 # trees; the plain tree sits beside the sources

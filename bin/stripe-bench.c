@@ -90,8 +90,9 @@ static void usage(FILE *out)
 		"are KiB per second, as Bonnie's. A file or device that holds data is not\n"
 		"written without --force; only the files the run made are removed.\n"
 		"\n"
-		"Exit status: 0 the tests ran, 2 usage or runtime error (or interrupted;\n"
-		"temporary files are removed either way).\n");
+		"Exit status: 0 the tests ran, 1 --array: a range the array could not serve\n"
+		"(too little redundancy left; named, and the tests stopped there), 2 usage\n"
+		"or runtime error (or interrupted; temporary files are removed either way).\n");
 }
 
 struct options {
@@ -643,8 +644,8 @@ int main(int argc, char **argv)
 	struct bench_target t = { 0 };
 	struct bench_results r;
 	struct array a = { 0 };
-	struct diag d = { "" };
-	bool was_clean = true;
+	struct diag d = { 0 };
+	bool was_clean = true, unserved = false;
 	int rc = 0, hold = -1;
 
 	atexit(cli_close_stdout);
@@ -697,9 +698,16 @@ int main(int argc, char **argv)
 		rc = mark_array(&o, &t, false, was_clean, &d);
 		if (rc == 0)
 			rc = run_tests(&o, &t, &r, &d);
-		if (rc == 0)
-			rc = mark_array(&o, &t, true, was_clean, &d);
-		if (rc < 0)
+		unserved = rc < 0 && d.kind == DIAG_UNSERVED;
+		if (unserved)
+			fprintf(stderr, TOOL ": %s; the tests stopped there\n", d.msg);
+		/* a range the engine could not serve was left as it was, and
+		 * every row written before it whole: the array is clean */
+		if ((rc == 0 || unserved) && mark_array(&o, &t, true, was_clean, &d) < 0) {
+			rc = -1;
+			unserved = false;
+		}
+		if (rc < 0 && !unserved)
 			fprintf(stderr, TOOL ": %s%s\n", d.msg,
 				interrupted && t.kind == BENCH_DIR ? "; temporary files removed" : "");
 	}
@@ -712,6 +720,6 @@ int main(int argc, char **argv)
 		array_close(&a);
 	free_results(&r);
 	if (rc < 0)
-		json_out_end(&o.out, 1, "error", NULL);
-	return rc < 0 ? EXIT_ERROR : EXIT_OK;
+		json_out_end(&o.out, 1, unserved ? "unserved" : "error", NULL);
+	return rc == 0 ? EXIT_OK : unserved ? EXIT_PROBLEM : EXIT_ERROR;
 }

@@ -505,7 +505,7 @@ int main(int argc, char **argv)
 	struct run run = { 0 };
 	struct array a;
 	struct geometry_spec spec;
-	struct diag d, fd = { "" };
+	struct diag d, fd = { 0 };
 	char **descs = NULL;
 	int c, rc;
 

@@ -61,7 +61,8 @@ static void usage(FILE *out)
 		"\n"
 		"Sizes take K, M, G, T (powers of 1024); a bare number is KiB, as in mdadm:\n"
 		"-c 64 is -c 64K. --image-size alone reads a bare number as bytes.\n"
-		"Mounted or busy members are refused even with --force.\n"
+		"Mounted or busy members are refused even with --force, and so, with\n"
+		"--assume-clean, is a superblock over data found on a member.\n"
 		"\n"
 		"Exit status: 0 created, 2 usage or runtime error (nothing written unless\n"
 		"every member passed the checks).\n");
@@ -524,6 +525,8 @@ static int create(struct options *op, char **paths, int n)
 		return EXIT_ERROR;
 	}
 	rc = create_plan(&p, &o.spec, paths, n, &d);
+	if (rc == 0)
+		rc = create_guard_data(&p, &d);
 	if (rc == 0 && !o.dry_run)
 		rc = write_array(&p, &o, &d);
 	if (rc < 0) {

@@ -32,6 +32,8 @@ static void usage(FILE *out)
 		"                          the text (or --export)\n"
 		"      --export            STRIPE_KEY=value lines of the assembled array, for eval\n"
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
+		"      --geometry SPEC     show the array SPEC describes, no superblock read\n"
+		"                          (see stripe-read(1))\n"
 		"  -q, --quiet             only the assembled array\n"
 		"  -v, --verbose           also list bad-block ranges\n"
 		"  -h, --help              show this help and exit\n"
@@ -735,6 +737,148 @@ static const char *const verdicts[] = {
 	[EXIT_OK] = "healthy", [EXIT_PROBLEM] = "needs_attention", [EXIT_ERROR] = "error",
 };
 
+/* With --geometry the members have no record of their own: the SPEC is
+ * the whole array, and this says so once wherever the records would be. */
+#define SPEC_MEMBERS_NOTE \
+	"from --geometry, no superblock read: per-member superblock details (metadata, UUIDs, events, bitmap, bad-block log) do not apply"
+
+/* What a SPEC'd array has in place of a superblock's view: the SPEC as it
+ * reads back, and each role's size and the data offset it gives. */
+struct spec_view {
+	const struct geometry_spec *spec;
+	char text[4200];
+};
+
+static void print_spec_text(const struct array *a, const struct spec_view *v, int quiet)
+{
+	const struct geometry_spec *g = v->spec;
+	char b1[64];
+	int i;
+
+	if (!quiet)
+		printf("Members: %s.\n\n", SPEC_MEMBERS_NOTE);
+	printf("Array from --geometry:\n");
+	FIELD("Geometry", "%s", v->text);
+	FIELD("Raid Level", "%s", level_name(g->level));
+	if (g->level == 5 || g->level == 6 || g->level == 10 || (g->level == 0 && a->geo.nzones > 1))
+		FIELD("Layout", "%s", name_or(layout_name(g->level, a->geo.layout, b1, sizeof(b1)), "-unknown-"));
+	if (g->level != 1) {
+		chunk_str(g->chunk_sectors, b1, sizeof(b1));
+		FIELD("Chunk Size", "%s", b1);
+	}
+	FIELD("Raid Devices", "%d", g->raid_disks);
+	human_size(a->geo.array_sectors * 512, b1, sizeof(b1));
+	FIELD("Array Size", "%llu KiB%s", (unsigned long long)a->geo.array_sectors / 2, b1);
+	if (g->level != 0)
+		FIELD("Used Dev Size", "%llu sectors", (unsigned long long)a->geo.dev_sectors);
+	FIELD("Data Offset", "%llu sectors", (unsigned long long)g->data_offset);
+	array_md_state(a, b1, sizeof(b1));
+	FIELD("State", "%s", b1);
+	printf("\n");
+	for (i = 0; i < g->raid_disks; i++) {
+		snprintf(b1, sizeof(b1), "Role %d", i);
+		if (g->level == 0 && a->geo.nzones > 1)
+			FIELD(b1, "%s (%llu sectors)", a->role[i] ? a->role[i]->path : "missing",
+			      (unsigned long long)geometry_spec_member_size(g, i));
+		else
+			FIELD(b1, "%s", a->role[i] ? a->role[i]->path : "missing");
+	}
+}
+
+static void json_spec_view(struct json *j, const struct array *a, const struct spec_view *v)
+{
+	const struct geometry_spec *g = v->spec;
+	char b[64];
+	int i;
+
+	json_str(j, "source", "geometry");
+	json_str(j, "geometry", v->text);
+	json_str(j, "members_note", SPEC_MEMBERS_NOTE);
+	json_object(j, "array");
+	json_str(j, "level", level_name(g->level));
+	json_int(j, "layout", a->geo.layout);
+	json_str(j, "layout_name", name_or(layout_name(g->level, a->geo.layout, b, sizeof(b)), ""));
+	json_uint(j, "chunk_size_bytes", (unsigned long long)g->chunk_sectors * 512);
+	json_int(j, "raid_devices", g->raid_disks);
+	json_uint(j, "size_bytes", a->geo.array_sectors * 512);
+	json_uint(j, "component_size_sectors", a->geo.dev_sectors);
+	json_uint(j, "data_offset_sectors", g->data_offset);
+	json_str(j, "state", array_state_word(a));
+	array_md_state(a, b, sizeof(b));
+	json_str(j, "md_state", b);
+	json_array(j, "roles");
+	for (i = 0; i < g->raid_disks; i++) {
+		json_object(j, NULL);
+		json_int(j, "role", i);
+		if (a->role[i])
+			json_str(j, "path", a->role[i]->path);
+		else
+			json_null(j, "path");
+		json_uint(j, "data_size_sectors", geometry_spec_member_size(g, i));
+		json_close(j);
+	}
+	json_close(j);
+	json_close(j);
+}
+
+static void export_spec(const struct array *a, const struct spec_view *v)
+{
+	const struct geometry_spec *g = v->spec;
+	char b[64], key[64], opts[128];
+	int i;
+
+	cli_export(stdout, "STRIPE_SOURCE", "geometry");
+	cli_export(stdout, "STRIPE_GEOMETRY", v->text);
+	cli_export(stdout, "STRIPE_LEVEL", level_name(g->level));
+	cli_export(stdout, "STRIPE_LAYOUT", name_or(layout_name(g->level, a->geo.layout, b, sizeof(b)), ""));
+	cli_export_u64(stdout, "STRIPE_CHUNK_BYTES", (unsigned long long)g->chunk_sectors * 512);
+	cli_export_u64(stdout, "STRIPE_RAID_DEVICES", (unsigned long long)g->raid_disks);
+	cli_export_u64(stdout, "STRIPE_SIZE_BYTES", a->geo.array_sectors * 512);
+	cli_export_u64(stdout, "STRIPE_DATA_OFFSET_SECTORS", g->data_offset);
+	cli_export(stdout, "STRIPE_STATE", array_state_word(a));
+	array_md_state(a, b, sizeof(b));
+	cli_export(stdout, "STRIPE_MD_STATE", b);
+	mkfs_opts(&a->geo, opts, sizeof(opts));
+	cli_export(stdout, "STRIPE_MKFS_OPTS", opts);
+	for (i = 0; i < g->raid_disks; i++) {
+		snprintf(key, sizeof(key), "STRIPE_ROLE_%d", i);
+		cli_export(stdout, key, a->role[i] ? a->role[i]->path : "");
+	}
+}
+
+/* examine --geometry: the array the SPEC describes, 0 whole, 1 degraded or
+ * failed, 2 when it cannot be formed. */
+static int examine_spec(char *const *paths, int n, const struct geometry_spec *spec, enum output out,
+			struct json_out *jo, int quiet)
+{
+	struct spec_view v = { .spec = spec };
+	struct array a;
+	struct diag d;
+	int st;
+
+	geometry_spec_print(spec, v.text, sizeof(v.text));
+	if (array_open_spec(&a, paths, n, spec, &d) < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		array_close(&a);
+		json_out_end(jo, 1, "error", d.msg);
+		return EXIT_ERROR;
+	}
+	st = a.state == ARRAY_CLEAN ? EXIT_OK : EXIT_PROBLEM;
+	if (jo->on && json_out_begin(jo, 1) < 0) {
+		st = EXIT_ERROR;
+	} else if (jo->on) {
+		json_spec_view(&jo->j, &a, &v);
+		if (json_out_end(jo, 1, verdicts[st], NULL) < 0)
+			st = EXIT_ERROR;
+	}
+	if (out == OUT_EXPORT)
+		export_spec(&a, &v);
+	else if (out == OUT_TEXT)
+		print_spec_text(&a, &v, quiet);
+	array_close(&a);
+	return st;
+}
+
 /* A bitmap or bad-block log that cannot be read is shown as such and
  * needs attention, like a member left out. */
 static int exit_status(const struct array *a, const struct member_extra *x, int formed)
@@ -760,6 +904,7 @@ int main(int argc, char **argv)
 		{ "json", optional_argument, NULL, 'j' },
 		{ "export", no_argument, NULL, 'e' },
 		{ "raid0-layout", required_argument, NULL, 'R' },
+		{ "geometry", required_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -767,6 +912,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct array_options aopt = { .mode = DEV_READ };
+	struct geometry_spec spec, *given_spec = NULL;
 	enum output out = OUT_TEXT;
 	int c, quiet = 0, verbose = 0, formed, i, st;
 	struct member_extra *extra;
@@ -796,6 +942,14 @@ int main(int argc, char **argv)
 				return EXIT_ERROR;
 			}
 			break;
+		case 'G':
+			if (geometry_spec_parse(optarg, &spec, &d) < 0) {
+				fprintf(stderr, TOOL ": %s\n", d.msg);
+				json_out_end(&jo, 1, "error", d.msg);
+				return EXIT_ERROR;
+			}
+			given_spec = &spec;
+			break;
 		case 'q': quiet = 1; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
@@ -808,6 +962,13 @@ int main(int argc, char **argv)
 	/* the report must not land on a member: no document is written there */
 	if (jo.path && cli_refuse_output(TOOL, jo.path, argv + optind, argc - optind) < 0)
 		return EXIT_ERROR;
+	if (given_spec && aopt.raid0_layout) {
+		fprintf(stderr, TOOL ": --geometry: not with --raid0-layout; give raid0-layout in the SPEC\n");
+		json_out_end(&jo, 1, "error", NULL);
+		return EXIT_ERROR;
+	}
+	if (given_spec)
+		return examine_spec(argv + optind, argc - optind, given_spec, out, &jo, quiet);
 	formed = array_open(&a, argv + optind, argc - optind, &aopt, &d) == 0;
 	extra = calloc((size_t)a.nmembers, sizeof(*extra));
 	if (!extra || !a.members) {

@@ -62,6 +62,8 @@ static void usage(FILE *out)
 		"Options:\n"
 		"  -r, --read-only         map read-only: members opened read-only, writes refused\n"
 		"  -R, --run               map read-write although roles in sync were not given\n"
+		"      --geometry SPEC     map the members as SPEC describes, no superblock read;\n"
+		"                          with -r only (see stripe-read(1))\n"
 		"      --foreground        stay in the foreground until unmapped (default: go to\n"
 		"                          the background once the file is there)\n"
 		"  -q, --quiet             no warnings about left-out members\n"
@@ -70,13 +72,15 @@ static void usage(FILE *out)
 		"  -V, --version           show the version and exit\n"
 		"\n"
 		"Exit status: 0 mapped, and unmapped with every byte served (read errors\n"
-		"rebuilt from the other members are named on stderr), 1 a read no member\n"
-		"could serve (answered EIO, named), 2 error (nothing mapped, or a write\n"
-		"error while mapped).\n");
+		"rebuilt from the other members are named on stderr), 1 a read or write\n"
+		"too little redundancy was left to serve (answered EIO, named; the array\n"
+		"is left clean), 2 error (nothing mapped, or a write error while mapped).\n");
 }
 
 struct options {
 	bool read_only, run, foreground, quiet, verbose;
+	struct geometry_spec spec;
+	bool geometry;               /* --geometry given: spec is the array */
 	char **members;
 	int nmembers;
 	const char *mountpoint;
@@ -88,6 +92,7 @@ struct map {
 	struct array *a;
 	char mountpoint[PATH_MAX];
 	bool read_only, use_syslog;
+	bool from_spec;              /* --geometry: no UUID to name the file system after */
 	uint64_t size;               /* bytes of the array, the file's size */
 	uint64_t blksize;            /* st_blksize: md's optimal I/O size */
 	struct engineset engines;    /* serve requests ENGINES at once; the rest wait */
@@ -100,7 +105,9 @@ struct map {
 	pthread_mutex_t mu;          /* guards mtime */
 	struct timespec mtime;
 	atomic_int opens;
-	atomic_bool unserved, write_failed;  /* a read answered EIO; a write or fsync failed */
+	atomic_bool unserved;        /* a read answered EIO, or a write stopped at a range it could not serve */
+	atomic_bool write_failed;    /* a write or fsync failed: later ones answer EIO */
+	atomic_bool left_dirty;      /* one failed on an error, not an unserved range */
 	struct fuse *fuse;
 	pthread_t loop_thread;
 	sigset_t sigs;               /* handled by the signal thread */
@@ -235,14 +242,17 @@ static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size
 	return 0;
 }
 
-/* A write the writer thread could not put on the members: the array is
- * left dirty, and later writes fail. */
+/* A write the writer thread could not put on the members: later writes
+ * fail, the writer having been told this one went well.  One that stopped
+ * at a range too little redundancy is left to serve wrote whole rows before
+ * it, and is the data tools' status 1; any other leaves the array dirty. */
 static void note_write_failed(void *ctx, uint64_t off, uint64_t len, const struct diag *d)
 {
 	struct map *m = ctx;
 
 	report(m, "%s: writing %llu bytes at offset %llu: %s", m->a->members[0].path,
 	       (unsigned long long)len, (unsigned long long)off, d->msg);
+	atomic_store(d->kind == DIAG_UNSERVED ? &m->unserved : &m->left_dirty, true);
 	atomic_store(&m->write_failed, true);
 }
 
@@ -321,6 +331,7 @@ static int map_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 		return -EIO;
 	if (sync_members(m, &d) < 0) {
 		report(m, "%s", d.msg);
+		atomic_store(&m->left_dirty, true);
 		atomic_store(&m->write_failed, true);
 		return -EIO;
 	}
@@ -558,12 +569,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "read-only", no_argument, NULL, 'r' },
 		{ "run", no_argument, NULL, 'R' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "geometry", required_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct diag d;
 	int c;
 
 	cli_getopt_name(argv, TOOL);
@@ -572,6 +585,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'r': o->read_only = true; break;
 		case 'R': o->run = true; break;
 		case 'f': o->foreground = true; break;
+		case 'G':
+			if (geometry_spec_parse(optarg, &o->spec, &d) < 0) {
+				fprintf(stderr, TOOL ": %s\n", d.msg);
+				return -1;
+			}
+			o->geometry = true;
+			break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
@@ -582,6 +602,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (argc - optind < 2) {
 		cli_usage_error(TOOL, "%s", optind >= argc ? "no members given, and no mountpoint"
 							   : "no mountpoint given after the members");
+		return -1;
+	}
+	/* a SPEC is a guess until the data bears it out: nothing is written on one */
+	if (o->geometry && !o->read_only) {
+		fprintf(stderr, TOOL ": --geometry: only with -r/--read-only; map read-only, then write the "
+			"superblocks (stripe-create --assume-clean) to map read-write\n");
 		return -1;
 	}
 	o->members = argv + optind;
@@ -615,6 +641,7 @@ static int open_array(struct array *a, const struct options *o)
 		.tool = TOOL, .paths = o->members, .n = o->nmembers, .readable = true,
 		.aopt.mode = o->read_only ? DEV_READ : DEV_WRITE, .run = o->run, .say_degraded = true,
 		.say = o->verbose ? CLI_SAY_ROLES : o->quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
+		.geometry = o->geometry ? &o->spec : NULL,
 	};
 
 	return cli_open_array(a, &given);
@@ -640,6 +667,7 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	a->read_mended = note_mended;
 	a->read_mended_ctx = m;
 	m->read_only = o->read_only;
+	m->from_spec = o->geometry;
 	m->size = g->array_sectors * 512;
 	geometry_io_hints(g, &min_io, &m->blksize);
 	if (m->blksize < 4096)
@@ -652,6 +680,7 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	atomic_init(&m->opens, 0);
 	atomic_init(&m->unserved, false);
 	atomic_init(&m->write_failed, false);
+	atomic_init(&m->left_dirty, false);
 }
 
 /* The FUSE handle, mounted: the file system is named after the array. */
@@ -662,7 +691,10 @@ static struct fuse *mount_map(struct map *m)
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct fuse *f;
 
-	super_uuid_str(m->a->ref->uuid, uuid);
+	if (m->from_spec)
+		snprintf(uuid, sizeof(uuid), "geometry");
+	else
+		super_uuid_str(m->a->ref->uuid, uuid);
 	snprintf(opts, sizeof(opts), "fsname=stripe:%.36s,subtype=stripe,max_read=%u%s", uuid, READ_BYTES,
 		 m->read_only ? ",ro" : "");
 	f = fuse_new(&args, &map_ops, sizeof(map_ops), m);
@@ -753,7 +785,7 @@ static int finish(struct map *m, bool was_clean)
 		report(m, "%s", d.msg);
 		return -1;
 	}
-	if (atomic_load(&m->write_failed)) {
+	if (atomic_load(&m->left_dirty)) {
 		report(m, "%s: a write failed while mapped: the array is left marked dirty",
 		       m->a->members[0].path);
 		return -1;

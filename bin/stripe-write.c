@@ -42,9 +42,11 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: 0 every byte written (also where a member failed to read part\n"
 		"of a row the write kept: rebuilt from the other members, named on\n"
-		"stderr), 2 error. A write past the end of the array is refused before anything is\n"
-		"written when the input's size is known (a file); from a pipe, what fits is\n"
-		"written and the run fails.\n");
+		"stderr), 1 a range that could not be written (a row whose kept bytes too\n"
+		"little redundancy is left to rebuild: named with the roles it lacks; the\n"
+		"write stops there, the rows before it written), 2 error. A write past the\n"
+		"end of the array is refused before anything is written when the input's\n"
+		"size is known (a file); from a pipe, what fits is written and the run fails.\n");
 }
 
 struct input {
@@ -104,6 +106,17 @@ static int input_has_more(struct input *in)
 	return n > 0;
 }
 
+/* A range the write could not serve: what it lacked, and how far the
+ * write got before it stopped there. */
+static void say_unserved(const struct diag *d, uint64_t off, uint64_t written)
+{
+	if (written)
+		fprintf(stderr, TOOL ": %s; the write stopped there: array bytes %llu-%llu written, nothing after\n",
+			d->msg, (unsigned long long)off, (unsigned long long)(off + written - 1));
+	else
+		fprintf(stderr, TOOL ": %s; the write stopped there: nothing written\n", d->msg);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -125,7 +138,7 @@ int main(int argc, char **argv)
 	struct cli_mended errs = { .tool = TOOL };
 	struct progress prog;
 	int c, quiet = 0, verbose = 0, rc = 0;
-	bool was_clean;
+	bool was_clean, unserved;
 	struct array a;
 	struct diag d;
 
@@ -191,18 +204,25 @@ int main(int argc, char **argv)
 		rc = diag_fail(&d, "%s: the input runs past the end of the array (%llu bytes); %llu bytes were written",
 			       a.members[0].path, (unsigned long long)size, (unsigned long long)written);
 	}
+	unserved = rc < 0 && d.kind == DIAG_UNSERVED;
+	if (unserved)
+		say_unserved(&d, off, written);
 	/* An array that needed a resync before still needs one; a failed
-	 * write leaves it dirty so md and stripe-check look at it. */
-	if (rc == 0 && was_clean && array_mark(&a, true, &d) < 0)
+	 * write leaves it dirty so md and stripe-check look at it.  A write
+	 * stopped at a range it could not serve wrote whole rows before it,
+	 * each with its parity: clean, so md still starts it degraded. */
+	if ((rc == 0 || unserved) && was_clean && array_mark(&a, true, &d) < 0) {
 		rc = -1;
-	if (rc < 0)
+		unserved = false;
+	}
+	if (rc < 0 && !unserved)
 		fprintf(stderr, TOOL ": %s\n", d.msg);
-	else if (verbose)
+	else if (rc == 0 && verbose)
 		fprintf(stderr, TOOL ": wrote %llu bytes at offset %llu\n", (unsigned long long)written,
 			(unsigned long long)off);
 	if (input)
 		close(in.fd);
 	array_close(&a);
 	/* a row written around a read error is written whole: said on stderr */
-	return rc < 0 ? EXIT_ERROR : EXIT_OK;
+	return rc == 0 ? EXIT_OK : unserved ? EXIT_PROBLEM : EXIT_ERROR;
 }

@@ -155,7 +155,7 @@ static int replace(struct json_out *o)
 
 int json_out_end(struct json_out *o, int format, const char *verdict, const char *msg)
 {
-	bool failed = strcmp(verdict, "error") == 0;
+	bool failed = strcmp(verdict, "error") == 0 || strcmp(verdict, "unserved") == 0;
 
 	if (!o->on)
 		return 0;

@@ -37,7 +37,8 @@ static inline bool json_out_human(const struct json_out *o)
 int json_out_begin(struct json_out *o, int format);
 
 /* Closes the levels left open, adds "verdict" and, when the run failed
- * (verdict "error"), "error" with msg or else the last line the tool said
+ * (verdict "error", or "unserved": a range the array could not serve
+ * stopped it), "error" with msg or else the last line the tool said
  * on stderr; then puts FILE in place.  Begins the document first if the
  * run failed before it began.  Returns 0, or -1 said on stderr.  Does
  * nothing without --json. */

@@ -449,32 +449,92 @@ static void keep_probe_buffers(void)
 	mallopt(M_TRIM_THRESHOLD, 4 << 20);
 }
 
-/* Every superblock and partition table blkid recognises, as wipefs would
- * list them, not just the one a safe probe would settle on. */
-static int check_signatures(struct scan *s, struct diag *d)
+/* A probe of every superblock and partition table blkid recognises, as
+ * wipefs would list them, not just the one a safe probe would settle on;
+ * each with where its magic lies. */
+static blkid_probe new_probe(const char *path, struct diag *d)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	blkid_probe pr;
-	int rc;
 
 	pthread_once(&once, keep_probe_buffers);
 	errno = 0;
-	pr = blkid_new_probe_from_filename(s->path);
-	if (!pr)
-		return diag_fail(d, "%s: cannot open for probing: %s", s->path,
-				 errno ? strerror(errno) : "libblkid failed");
+	pr = blkid_new_probe_from_filename(path);
+	if (!pr) {
+		diag_fail(d, "%s: cannot open for probing: %s", path, errno ? strerror(errno) : "libblkid failed");
+		return NULL;
+	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID |
 					  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_USAGE |
-					  BLKID_SUBLKS_BADCSUM);
+					  BLKID_SUBLKS_BADCSUM | BLKID_SUBLKS_MAGIC);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	return pr;
+}
+
+static int check_signatures(struct scan *s, struct diag *d)
+{
+	blkid_probe pr = new_probe(s->path, d);
+	int rc;
+
+	if (!pr)
+		return -1;
 	while ((rc = blkid_do_probe(pr)) == 0)
 		add_signature(s, pr);
 	blkid_free_probe(pr);
 	word_signatures(s);
 	if (rc < 0)
 		return diag_fail(d, "%s: probing for signatures failed", s->path);
+	return 0;
+}
+
+/* Where the signature the probe stands on keeps its magic, in bytes;
+ * UINT64_MAX when blkid does not say. */
+static uint64_t magic_offset(blkid_probe pr)
+{
+	const char *v = NULL;
+
+	if (blkid_probe_lookup_value(pr, "SBMAGIC_OFFSET", &v, NULL) < 0 &&
+	    blkid_probe_lookup_value(pr, "PTMAGIC_OFFSET", &v, NULL) < 0)
+		return UINT64_MAX;
+	return v && *v >= '0' && *v <= '9' ? strtoull(v, NULL, 10) : UINT64_MAX;
+}
+
+static bool is_md(blkid_probe pr)
+{
+	const char *type = NULL;
+
+	return blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 && type &&
+	       strcmp(type, "linux_raid_member") == 0;
+}
+
+int probe_signatures_in(const char *path, uint64_t lo, uint64_t hi, char *what, size_t len,
+			struct diag *d)
+{
+	struct probe_result r;
+	struct scan s;
+	blkid_probe pr;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	memset(&r, 0, sizeof(r));
+	s.path = path;
+	s.r = &r;
+	pr = new_probe(path, d);
+	if (!pr)
+		return -1;
+	while ((rc = blkid_do_probe(pr)) == 0) {
+		uint64_t at = magic_offset(pr);
+
+		if (!is_md(pr) && at >= lo && at < hi)
+			add_signature(&s, pr);
+	}
+	blkid_free_probe(pr);
+	if (rc < 0)
+		return diag_fail(d, "%s: probing for signatures failed", path);
+	word_signatures(&s);
+	snprintf(what, len, "%s", s.sigs);
 	return 0;
 }
 

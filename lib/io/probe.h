@@ -5,6 +5,8 @@
 #define STRIPE_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "util/diag.h"
 
@@ -25,5 +27,11 @@ int probe_member(const char *path, struct probe_result *r, struct diag *d);
  * accept the md signature they expect.  The message names the path and what
  * was found. */
 int probe_refuse(const char *path, bool force, bool ignore_md, struct diag *d);
+
+/* The signatures other than md's whose magic blkid finds in bytes [lo, hi)
+ * of path, worded as probe_refuse words them ("an ext4 filesystem (UUID
+ * ...)"), into what; "" when there are none. */
+int probe_signatures_in(const char *path, uint64_t lo, uint64_t hi, char *what, size_t len,
+			struct diag *d);
 
 #endif

@@ -79,6 +79,14 @@ int create_default_layout(int level);
 int create_plan(struct create_plan *p, const struct create_spec *s,
 		char *const *paths, int n, struct diag *d);
 
+/* With assume_clean, refuses when the superblock, bitmap or bad-block
+ * log the plan lays down on a member would cover bytes that are not zero
+ * and that no md superblock on the member accounts for: data the create
+ * is told to keep.  A superblock's own place is refused even with force;
+ * the message names the member, the sectors, what blkid finds there (or
+ * that the bytes are not zero) and what to give instead.  Writes nothing. */
+int create_guard_data(const struct create_plan *p, struct diag *d);
+
 /* Makes the array: clears stale md superblocks of other versions, zeroes the
  * data areas (unless assume_clean), writes the bitmaps, then the
  * superblocks. */

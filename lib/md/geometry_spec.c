@@ -13,10 +13,12 @@
 #define SPEC_MAX_CHUNK_SECTORS (1u << 21)         /* 1 GiB: far above md's own limit */
 #define SPEC_MAX_SECTORS (UINT64_MAX / 1024)      /* a byte count that cannot overflow */
 
-enum spec_field { F_LEVEL, F_CHUNK, F_LAYOUT, F_DATA_OFFSET, F_SIZE, F_ORDER, F_COUNT };
+enum spec_field {
+	F_LEVEL, F_CHUNK, F_LAYOUT, F_RAID0_LAYOUT, F_DATA_OFFSET, F_SIZE, F_SIZES, F_ORDER, F_COUNT
+};
 
 static const char *const field_names[F_COUNT] = {
-	"level", "chunk", "layout", "data-offset", "size", "order",
+	"level", "chunk", "layout", "raid0-layout", "data-offset", "size", "sizes", "order",
 };
 
 /* A size with its unit, so no reader has to guess whether a bare number
@@ -91,6 +93,37 @@ static int parse_order(const char *v, struct geometry_spec *s, struct diag *d)
 	}
 }
 
+/* sizes=A:B:C, one size per role in role order. */
+static int parse_sizes(const char *v, struct geometry_spec *s, struct diag *d)
+{
+	char copy[SPEC_MAX_LEN + 1], *save = NULL, *item;
+	int r = 0;
+
+	if (*v == ':' || v[strlen(v) - 1] == ':' || strstr(v, "::"))
+		return diag_fail(d, "--geometry: sizes: an empty size (two colons, or one at an end)");
+	strcpy(copy, v);
+	for (item = strtok_r(copy, ":", &save); item; item = strtok_r(NULL, ":", &save), r++) {
+		if (r == ST_MAX_DISKS)
+			return diag_fail(d, "--geometry: sizes: more than %d roles", ST_MAX_DISKS);
+		if (parse_sectors("sizes", item, &s->sizes[r], d) < 0)
+			return -1;
+		if (s->sizes[r] == 0)
+			return diag_fail(d, "--geometry: sizes: role %d: 0", r);
+	}
+	return 0;
+}
+
+static int parse_raid0_layout(const char *v, int *layout, struct diag *d)
+{
+	if (!strcmp(v, "original"))
+		*layout = RAID0_ORIG_LAYOUT;
+	else if (!strcmp(v, "alternate"))
+		*layout = RAID0_ALT_MULTIZONE_LAYOUT;
+	else
+		return diag_fail(d, "--geometry: raid0-layout: '%.40s' is neither original nor alternate", v);
+	return 0;
+}
+
 static int parse_field(enum spec_field f, const char *v, struct geometry_spec *s, struct diag *d)
 {
 	uint64_t n;
@@ -108,10 +141,14 @@ static int parse_field(enum spec_field f, const char *v, struct geometry_spec *s
 		return 0;
 	case F_LAYOUT:
 		return 0;   /* needs the level: parsed once every field is in */
+	case F_RAID0_LAYOUT:
+		return parse_raid0_layout(v, &s->layout, d);
 	case F_DATA_OFFSET:
 		return parse_sectors("data-offset", v, &s->data_offset, d);
 	case F_SIZE:
 		return parse_sectors("size", v, &s->size, d);
+	case F_SIZES:
+		return parse_sizes(v, s, d);
 	case F_ORDER:
 		return parse_order(v, s, d);
 	default:
@@ -127,24 +164,73 @@ static int find_field(const char *name, size_t len)
 	return -1;
 }
 
+uint64_t geometry_spec_member_size(const struct geometry_spec *s, int role)
+{
+	return s->sizes[0] ? s->sizes[role] : s->size;
+}
+
+/* size gives every member one size, sizes one per role: a raid0's only. */
+static int check_sizes(const struct geometry_spec *s, const bool *seen, struct diag *d)
+{
+	int n = 0;
+
+	if (!seen[F_SIZE] && !seen[F_SIZES])
+		return diag_fail(d, "--geometry: size: not given");
+	if (seen[F_SIZE] && seen[F_SIZES])
+		return diag_fail(d, "--geometry: sizes: not with size; give one or the other");
+	if (seen[F_SIZE])
+		return s->size == 0 ? diag_fail(d, "--geometry: size: 0") : 0;
+	if (s->level != MD_LEVEL_RAID0)
+		return diag_fail(d, "--geometry: sizes: only a raid0's members differ in size; give size");
+	while (n < ST_MAX_DISKS && s->sizes[n])
+		n++;
+	if (n != s->raid_disks)
+		return diag_fail(d, "--geometry: sizes: %d given for the %d roles of order", n, s->raid_disks);
+	for (int r = 0; r < n; r++)
+		if (s->data_offset > SPEC_MAX_SECTORS - s->sizes[r])
+			return diag_fail(d, "--geometry: data-offset: with role %d's size it runs past any device", r);
+	return 0;
+}
+
 static int check_whole(const struct geometry_spec *s, const bool *seen, struct diag *d)
 {
-	static const enum spec_field needed[] = { F_LEVEL, F_SIZE, F_ORDER };
+	static const enum spec_field needed[] = { F_LEVEL, F_ORDER };
 
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
 		if (!seen[needed[i]])
 			return diag_fail(d, "--geometry: %s: not given", field_names[needed[i]]);
+	if (check_sizes(s, seen, d) < 0)
+		return -1;
 	if (s->level != MD_LEVEL_RAID1 && !seen[F_CHUNK])
 		return diag_fail(d, "--geometry: chunk: not given (needed for %s)", level_name(s->level));
 	if (s->level == MD_LEVEL_RAID1 && seen[F_CHUNK])
 		return diag_fail(d, "--geometry: chunk: raid1 has none");
 	if (s->chunk_sectors && (s->chunk_sectors & (s->chunk_sectors - 1)))
 		return diag_fail(d, "--geometry: chunk: %u sectors is not a power of two", s->chunk_sectors);
-	if (s->size == 0)
-		return diag_fail(d, "--geometry: size: 0");
 	if (s->data_offset > SPEC_MAX_SECTORS - s->size)
 		return diag_fail(d, "--geometry: data-offset: with size it runs past any device");
 	return 0;
+}
+
+/* md refuses to run a raid0 whose zones past the first it could place two
+ * ways without knowing which: so does the SPEC, naming the field to add. */
+static int check_zones(const struct geometry_spec *s, struct diag *d)
+{
+	struct geometry g;
+	struct diag ignored;
+	uint64_t sizes[ST_MAX_DISKS];
+
+	if (s->layout != RAID0_LAYOUT_UNSPECIFIED)
+		return 0;
+	for (int r = 0; r < s->raid_disks; r++)
+		sizes[r] = geometry_spec_member_size(s, r);
+	if (geometry_init(&g, s->level, RAID0_LAYOUT_UNSPECIFIED, s->raid_disks, s->chunk_sectors, 0, sizes,
+			  &ignored) == 0 ||
+	    geometry_init(&g, s->level, RAID0_ORIG_LAYOUT, s->raid_disks, s->chunk_sectors, 0, sizes,
+			  &ignored) < 0)
+		return 0;   /* one zone, or refused for other reasons where the array is opened */
+	return diag_fail(d, "--geometry: raid0-layout: not given; these sizes make %d zones, which md places as original or alternate",
+			 g.nzones);
 }
 
 int geometry_spec_parse(const char *spec, struct geometry_spec *s, struct diag *d)
@@ -166,7 +252,7 @@ int geometry_spec_parse(const char *spec, struct geometry_spec *s, struct diag *
 		int f = eq ? find_field(item, name_len) : -1;
 
 		if (f < 0)
-			return diag_fail(d, "--geometry: '%.*s' is not a field (level, chunk, layout, data-offset, size, order)",
+			return diag_fail(d, "--geometry: '%.*s' is not a field (level, chunk, layout, raid0-layout, data-offset, size, sizes, order)",
 					 (int)(name_len > 32 ? 32 : name_len), item);
 		if (seen[f])
 			return diag_fail(d, "--geometry: %s: given twice", field_names[f]);
@@ -178,11 +264,17 @@ int geometry_spec_parse(const char *spec, struct geometry_spec *s, struct diag *
 	}
 	if (check_whole(s, seen, d) < 0)
 		return -1;
+	if (seen[F_RAID0_LAYOUT] && s->level != MD_LEVEL_RAID0)
+		return diag_fail(d, "--geometry: raid0-layout: %s is not raid0", level_name(s->level));
 	if (s->level == MD_LEVEL_RAID0 || s->level == MD_LEVEL_RAID1) {
 		if (layout)
-			return diag_fail(d, "--geometry: layout: %s has none here", level_name(s->level));
-		s->layout = s->level == MD_LEVEL_RAID0 ? RAID0_LAYOUT_UNSPECIFIED : 0;
-		return 0;
+			return diag_fail(d, "--geometry: layout: %s has none here%s", level_name(s->level),
+					 s->level == MD_LEVEL_RAID0 ? " (raid0-layout places a multi-zone one)" : "");
+		if (s->level == MD_LEVEL_RAID1)
+			s->layout = 0;
+		else if (!seen[F_RAID0_LAYOUT])
+			s->layout = RAID0_LAYOUT_UNSPECIFIED;
+		return s->level == MD_LEVEL_RAID0 ? check_zones(s, d) : 0;
 	}
 	s->layout = layout_parse(s->level, layout ? layout : "default", d);
 	return s->layout < 0 ? diag_prefix(d, "--geometry: layout: ") : 0;
@@ -232,6 +324,8 @@ int geometry_spec_print(const struct geometry_spec *s, char *buf, size_t len)
 		print_size(size, sizeof(size), s->chunk_sectors);
 		put(&o, ",chunk=%s", size);
 	}
+	if (s->level == MD_LEVEL_RAID0 && s->layout != RAID0_LAYOUT_UNSPECIFIED)
+		put(&o, ",raid0-layout=%s", s->layout == RAID0_ALT_MULTIZONE_LAYOUT ? "alternate" : "original");
 	if (s->level != MD_LEVEL_RAID0 && s->level != MD_LEVEL_RAID1) {
 		const char *l = layout_name(s->level, s->layout, name, sizeof(name));
 
@@ -241,8 +335,17 @@ int geometry_spec_print(const struct geometry_spec *s, char *buf, size_t len)
 		else
 			put(&o, ",layout=%d", s->layout);
 	}
-	print_size(size, sizeof(size), s->size);
-	put(&o, ",data-offset=%llus,size=%s,order=", (unsigned long long)s->data_offset, size);
+	put(&o, ",data-offset=%llus", (unsigned long long)s->data_offset);
+	if (s->sizes[0]) {
+		for (int r = 0; r < s->raid_disks; r++) {
+			print_size(size, sizeof(size), s->sizes[r]);
+			put(&o, "%s%s", r ? ":" : ",sizes=", size);
+		}
+	} else {
+		print_size(size, sizeof(size), s->size);
+		put(&o, ",size=%s", size);
+	}
+	put(&o, ",order=");
 	for (int r = 0; r < s->raid_disks; r++) {
 		if (s->order[r] == SPEC_MISSING)
 			put(&o, "%smissing", r ? ":" : "");

@@ -18,7 +18,7 @@ static void describe_member(struct member *m, const struct geometry_spec *s, int
 	m->sb.chunk_sectors = s->chunk_sectors;
 	m->sb.raid_disks = s->raid_disks;
 	m->sb.data_offset = s->data_offset;
-	m->sb.data_size = s->size;
+	m->sb.data_size = geometry_spec_member_size(s, role);
 	m->sb.recovery_offset = MD_MAX_SECTOR;
 	m->sb.resync_offset = MD_MAX_SECTOR;
 	m->sb.dev_number = role;
@@ -34,10 +34,10 @@ static int open_member(struct member *m, const char *path, const struct geometry
 		return diag_fail(d, "out of memory");
 	if (dev_open(&m->dev, path, DEV_READ, d) < 0)
 		return -1;
-	if (m->dev.size / 512 < s->data_offset + s->size)
+	if (m->dev.size / 512 < s->data_offset + geometry_spec_member_size(s, role))
 		return diag_fail(d, "%s: %llu bytes; the --geometry data-offset and size need %llu", path,
 				 (unsigned long long)m->dev.size,
-				 (unsigned long long)((s->data_offset + s->size) * 512));
+				 (unsigned long long)((s->data_offset + geometry_spec_member_size(s, role)) * 512));
 	describe_member(m, s, role);
 	m->state = MEMBER_ACTIVE;
 	return 0;
@@ -91,7 +91,7 @@ int array_open_spec(struct array *a, char *const *paths, int n, const struct geo
 	}
 	a->ref = &a->members[0].sb;
 	for (int r = 0; r < s->raid_disks; r++)
-		sizes[r] = s->size;
+		sizes[r] = geometry_spec_member_size(s, r);
 	if (geometry_init(&a->geo, s->level, s->layout, s->raid_disks, s->chunk_sectors, s->size, sizes, d) < 0)
 		return diag_prefix(d, "--geometry: ");
 	a->missing = s->raid_disks - n;

@@ -63,6 +63,19 @@ static const struct { const struct super_ops *ops; int minor; } order[SUPER_PLAC
 	{ &super1_ops, 2 }, { &super1_ops, 1 }, { &super1_ops, 0 }, { &super0_ops, 90 },
 };
 
+int super_load_every(struct dev *dv, struct md_super sbs[SUPER_PLACES])
+{
+	struct diag ignored;
+	int n = 0;
+
+	for (size_t i = 0; i < SUPER_PLACES; i++) {
+		memset(&sbs[n], 0, sizeof(sbs[n]));
+		if (try_version(dv, order[i].ops, order[i].minor, &sbs[n], &ignored) == 0)
+			n++;
+	}
+	return n;
+}
+
 void super_places(uint64_t dev_sectors, uint64_t where[SUPER_PLACES])
 {
 	int i;

@@ -205,6 +205,11 @@ int super_role_of(const struct md_super *sb, int dev_number);
 #define SUPER_PLACES 4
 void super_places(uint64_t dev_sectors, uint64_t where[SUPER_PLACES]);
 
+/* Every valid md superblock on dv, one per place a version keeps one (a
+ * member re-created under another version keeps the old one beside the
+ * new), into sbs; returns how many. */
+int super_load_every(struct dev *dv, struct md_super sbs[SUPER_PLACES]);
+
 /* Whether the 4096 bytes in buf start like an md superblock of any version. */
 bool super_is_md(const uint8_t *buf);
 

@@ -102,6 +102,14 @@ static void add_inode_tables(struct pinning *p, const struct anchor *gdt, int me
 	}
 }
 
+/* Group 0's descriptor blocks, whose inode tables join the list (a
+ * backup's would add the same ones again). */
+static bool primary_gdt(const struct pinning *p, const struct anchor *a)
+{
+	return a->kind == ANCHOR_GDT &&
+	       a->off == ext4_gdt_offset(p->sb, 0) + (uint64_t)a->number * p->sb->block_size;
+}
+
 /* Looks for one copy of anchor a at member byte at in role: checks the
  * role's member, or gives the role the one free member that holds it
  * (copies > 1 free members may hold it when they mirror each other). */
@@ -115,7 +123,7 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 		enum verdict v = member_holds(p, order[role], at, a);
 		if (v == HELD) {
 			p->t->hits++;
-			if (a->kind == ANCHOR_GDT)
+			if (primary_gdt(p, a))
 				add_inode_tables(p, a, order[role], at);
 		} else if (v == NOT_HELD) {
 			p->t->misses++;
@@ -135,7 +143,7 @@ static void place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 	order[role] = found;
 	p->taken[found] = true;
 	p->t->hits++;
-	if (a->kind == ANCHOR_GDT)
+	if (primary_gdt(p, a))
 		add_inode_tables(p, a, found, at);
 }
 
@@ -188,7 +196,10 @@ bool anchor_pin(struct probe_sample *s, const struct ext4_primary *pr, struct ge
 	memset(t, 0, sizeof(*t));
 	if (!p || !(p->block = malloc(pr->sb.block_size)))
 		goto out;
-	*p = (struct pinning){ .s = s, .sb = &pr->sb, .spec = spec, .block = p->block, .t = t };
+	p->s = s;
+	p->sb = &pr->sb;
+	p->spec = spec;
+	p->t = t;
 	for (int r = 0; r < spec->raid_disks; r++) {
 		sizes[r] = spec->size;
 		if (spec->order[r] >= 0)

@@ -69,16 +69,18 @@ static bool complete(const struct geometry_spec *g)
 	       (g->chunk_sectors || g->level == MD_LEVEL_RAID1);
 }
 
-static int data_disks(int level, int n)
+/* Bytes an array of the level holds on n members of cap bytes each
+ * (RAID10 keeps two copies, of which an odd n holds half-members). */
+static uint64_t array_bytes(int level, int n, uint64_t cap)
 {
 	switch (level) {
-	case MD_LEVEL_RAID0: return n;
+	case MD_LEVEL_RAID0: return (uint64_t)n * cap;
 	case MD_LEVEL_RAID4:
-	case MD_LEVEL_RAID5: return n - 1;
-	case MD_LEVEL_RAID6: return n - 2;
-	case MD_LEVEL_RAID10: return n / 2;
+	case MD_LEVEL_RAID5: return n > 1 ? (uint64_t)(n - 1) * cap : 0;
+	case MD_LEVEL_RAID6: return n > 2 ? (uint64_t)(n - 2) * cap : 0;
+	case MD_LEVEL_RAID10: return n > 1 ? (uint64_t)n * cap / 2 : 0;
 	}
-	return 1;
+	return cap;
 }
 
 /* Sectors each member can give after the data offset: the size the probe
@@ -246,15 +248,16 @@ static int expand(struct run *run, const struct ext4_primary *p, const struct pr
 }
 
 /* Does the filesystem fill an array of this level, as mkfs on the whole
- * array leaves it?  loose: does it merely fit. */
+ * array leaves it (more than one member's worth short would be another
+ * level)?  loose: does it merely fit. */
 static bool level_fits(const struct probe_sample *s, const struct ext4_primary *p, int level, int n, bool loose)
 {
 	uint64_t cap = capacity(s, p->data_offset) * 512, fs = p->sb.blocks * p->sb.block_size;
-	int dd = data_disks(level, n);
+	uint64_t room = array_bytes(level, n, cap);
 
-	if (dd < 1 || fs > (uint64_t)dd * cap)
+	if (!room || fs > room)
 		return false;
-	return loose || fs > (uint64_t)(dd - 1) * cap;
+	return loose || fs + cap > room;
 }
 
 /* Candidates from the anchors alone: the level and member count hinted,
@@ -283,6 +286,23 @@ static void propose(struct run *run, const struct ext4_primary *p)
 			any = true;
 			expand(run, p, NULL, &g);
 		}
+}
+
+/* Layouts that place the data alike (RAID6's rotations and their DDF
+ * twins differ in Q's order alone) read the same filesystem: say so
+ * rather than let the order of trying decide. */
+static void note_layout_tie(struct probe_result *r)
+{
+	const struct geometry_spec *a = &r->cand[0].spec, *b = &r->cand[1].spec;
+	char x[48], y[48];
+
+	if (r->ncand < 2 || r->cand[0].score != r->cand[1].score || a->layout == b->layout ||
+	    a->level != b->level || a->chunk_sectors != b->chunk_sectors || a->data_offset != b->data_offset ||
+	    memcmp(a->order, b->order, sizeof(a->order[0]) * (size_t)a->raid_disks) != 0)
+		return;
+	probe_result_undecided(r, "ext4 reads alike through layouts %s and %s: only parity can tell them apart",
+			       layout_name(a->level, a->layout, x, sizeof(x)) ?: "?",
+			       layout_name(b->level, b->layout, y, sizeof(y)) ?: "?");
 }
 
 /* The primary a partial candidate can use: its data offset's, or the first. */
@@ -326,5 +346,6 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 	if (!r->ncand || r->cand[0].score < 1)
 		for (int k = 0; k < np; k++)
 			propose(&run, &p[k]);
+	note_layout_tie(r);
 	return 0;
 }

@@ -19,6 +19,7 @@
 #define WALK_INODES 400              /* inodes read */
 #define WALK_BYTES (4u << 20)        /* array bytes the walk may read */
 #define WINDOW (64u << 10)           /* scattered metadata: small reads */
+#define EXTENT_BLOCKS 16             /* extent blocks read under one inode */
 
 struct walk {
 	ext2_filsys fs;
@@ -74,10 +75,11 @@ static void count_backups(ext2_filsys fs, struct fs_tally *t)
 }
 
 /* The extent blocks below an inode's root, each read verifying its
- * checksum. */
+ * checksum: every index entry, on its first visit, leads to one. */
 static void count_extents(struct walk *w, ext2_ino_t ino)
 {
 	ext2_extent_handle_t h;
+	struct ext2_extent_info info;
 	struct ext2fs_extent e;
 	errcode_t err;
 	int op = EXT2_EXTENT_ROOT;
@@ -85,9 +87,8 @@ static void count_extents(struct walk *w, ext2_ino_t ino)
 
 	if (ext2fs_extent_open2(w->fs, ino, (struct ext2_inode *)w->inode, &h))
 		return;
-	struct ext2_extent_info info;
 	if (ext2fs_extent_get_info(h, &info) == 0 && info.max_depth > 0) {
-		while ((err = ext2fs_extent_get(h, op, &e)) == 0 && seen < 16 && !walk_spent(w)) {
+		while ((err = ext2fs_extent_get(h, op, &e)) == 0 && seen < EXTENT_BLOCKS && !walk_spent(w)) {
 			op = EXT2_EXTENT_NEXT;
 			if (!(e.e_flags & EXT2_EXTENT_FLAGS_LEAF) && !(e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT))
 				seen++;

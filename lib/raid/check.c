@@ -589,7 +589,7 @@ int check_array(struct array *a, const struct check_options *o, struct check_res
 		rc = check_copy_levels(&c, d);
 	else
 		rc = check_parity_levels(&c, d);
-	if (clear_logs(&c, rc == 0 ? d : &(struct diag){ "" }) < 0)
+	if (clear_logs(&c, rc == 0 ? d : &(struct diag){ 0 }) < 0)
 		rc = -1;
 	/* a repair of the whole array leaves it consistent, as md's resync
 	 * does: clean, also where it needed a resync before, unless units

@@ -312,6 +312,7 @@ static int write_collect(struct rows_engine *e, struct rows_batch *b, struct dia
  * handed to the visit to fill, then written while the next is filled. */
 static int fill_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
 {
+	struct rows_batch *flying = NULL;    /* the batch last sent to be written */
 	uint64_t pos = w->from;
 	int rc = 0, cur = 0, nb = e->nbatches;
 	struct diag wd;
@@ -334,13 +335,16 @@ static int fill_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d)
 		rc = batch_visit(e, b, d);
 		if (rc == 0)
 			rc = write_collect(e, prev, d);
-		if (rc == 0 && pos < w->to)
+		if (rc == 0 && pos < w->to) {
 			batch_write(e, b);
+			flying = b;
+		}
 		pos += len;
 		cur = (cur + 1) % nb;
 	}
-	/* d may already hold the visit's failure, which comes first */
-	if (write_collect(e, &e->batch[(cur + 1) % nb], &wd) < 0 && rc == 0) {
+	/* d may already hold the visit's failure, which comes first; a visit
+	 * that failed leaves the batch before it in flight, not its own */
+	if (flying && write_collect(e, flying, &wd) < 0 && rc == 0) {
 		*d = wd;
 		rc = -1;
 	}

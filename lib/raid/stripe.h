@@ -36,7 +36,10 @@ typedef long long (*stripe_source)(void *ctx, void *buf, size_t len, struct diag
  * member is missing or a page unreadable, merged and written back with
  * fresh P (and Q).  What a
  * missing member would hold stays recoverable from parity.  *written tells
- * how far it got, also on failure. */
+ * how far it got, also on failure.  A row whose kept bytes more was lost
+ * from than the level rebuilds stops the write before its batch is
+ * written, unserved (diag_unserved): the rows before are whole on the
+ * members, the array as consistent as before. */
 int stripe_write(struct array *a, uint64_t off, uint64_t len, stripe_source source,
 		 void *ctx, uint64_t *written, struct diag *d);
 

@@ -1,5 +1,6 @@
 /* window: where a range of array bytes lies on the members, read or
  * written a role at a time, and what the reads did not give, mended. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,8 +161,8 @@ static int read_other_copy(struct array *a, int role, uint64_t at, uint8_t *buf,
 				break;
 		}
 		if (i == n)
-			return diag_fail(d, "%s: read error at byte %llu, and no other copy of array byte %llu reads",
-					 failed->path, (unsigned long long)failed_off, (unsigned long long)at);
+			return diag_unserved(d, "%s: read error at byte %llu, and no other copy of array byte %llu reads",
+					     failed->path, (unsigned long long)failed_off, (unsigned long long)at);
 		at += piece;
 		buf += piece;
 		len -= piece;
@@ -222,23 +223,41 @@ struct segment_mend {
 	uint64_t at;                 /* a read: the array byte dst stands for; UINT64_MAX: none */
 };
 
-/* Fails naming the member whose unreadable page the row could not spare,
- * and the array bytes of the row. */
+/* The roles a row lacks at page pg, for a message: "role 3 missing; role
+ * 0 unreadable: m0.img, read error at byte N". */
+static void lacking_roles(const struct array *a, const struct rows_piece *p, size_t pg, uint64_t chunk,
+			  char *out, size_t size)
+{
+	size_t len = 0;
+	int i;
+
+	out[0] = 0;
+	for (i = 0; i < a->geo.raid_disks && len < size; i++) {
+		const struct member *m = a->role[i];
+
+		if (!p->lost[i][pg])
+			continue;
+		if (!m)
+			len += (size_t)snprintf(out + len, size - len, "%srole %d missing", len ? "; " : "", i);
+		else
+			len += (size_t)snprintf(out + len, size - len, "%srole %d unreadable: %s, read error at byte %llu",
+						len ? "; " : "", i, m->dev.path,
+						(unsigned long long)(m->sb.data_offset * 512 + p->row * chunk + p->at +
+								     pg * ROWS_PAGE));
+	}
+}
+
+/* Fails as unserved, naming the row's array bytes and the roles it lacks
+ * at the page: more than the level rebuilds. */
 int window_beyond(const struct array *a, const struct rows_piece *p, size_t pg, struct diag *d)
 {
 	uint64_t chunk = (uint64_t)a->geo.chunk_sectors * 512, row_bytes = chunk * (uint64_t)p->map->data_disks;
-	int i, bad = -1;
+	char roles[320];
 
-	for (i = 0; i < a->geo.raid_disks; i++)
-		if (a->role[i] && p->lost[i][pg])
-			bad = i;
-	if (bad < 0)
-		return diag_fail(d, "too many members missing to rebuild a stripe");
-	return diag_fail(d, "%s: read error at byte %llu, and too little redundancy left in its "
-			 "stripe to rebuild it (array bytes %llu to %llu)", a->role[bad]->dev.path,
-			 (unsigned long long)(a->role[bad]->sb.data_offset * 512 + p->row * chunk + p->at +
-					      pg * ROWS_PAGE),
-			 (unsigned long long)(p->row * row_bytes), (unsigned long long)((p->row + 1) * row_bytes));
+	lacking_roles(a, p, pg, chunk, roles, sizeof(roles));
+	return diag_unserved(d, "array bytes %llu-%llu (%llu bytes): too little redundancy left in their stripe "
+			     "to serve them (%s)", (unsigned long long)(p->row * row_bytes),
+			     (unsigned long long)((p->row + 1) * row_bytes - 1), (unsigned long long)row_bytes, roles);
 }
 
 /* The piece's bytes of role within data area bytes [lo, hi) into sm's

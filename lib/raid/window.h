@@ -71,8 +71,9 @@ int window_mend_parity(struct array *a, struct rows_engine *re, int role, const 
 		       struct diag *d);
 
 /* The failure for page pg of a mended piece that more was lost from than
- * the level rebuilds: it names the member whose read failed and the array
- * bytes of the row. */
+ * the level rebuilds: unserved (diag_unserved), naming the array bytes of
+ * the row and the roles it lacks, missing or unreadable (the member and
+ * its byte). */
 int window_beyond(const struct array *a, const struct rows_piece *p, size_t pg, struct diag *d);
 
 #endif

@@ -4,14 +4,31 @@
 
 #include "util/diag.h"
 
+static int diag_set(struct diag *d, enum diag_kind kind, const char *fmt, va_list ap)
+{
+	if (!d)
+		return -1;
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	d->kind = kind;
+	return -1;
+}
+
 int diag_fail(struct diag *d, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!d)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	diag_set(d, DIAG_ERROR, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int diag_unserved(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_set(d, DIAG_UNSERVED, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -4,9 +4,14 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load map-helpers
 
 setup_file() {
 	fixtures_ready
+}
+
+teardown() {
+	map_teardown
 }
 
 # spec_of SET [ORDER]: the SPEC the set's MANIFEST describes, its members
@@ -124,4 +129,97 @@ zeroed_set() {
 	run --separate-stderr stripe-check --repair --geometry "$(spec_of r5-4d-64k-rs-1.0)" "$BATS_TEST_TMPDIR/none.img"
 	assert_failure 2
 	[[ $stderr == "stripe-check: --geometry: not with --repair;"* ]]
+}
+
+# multizone_raid0 LAYOUT: a 1.2 raid0 stripe-create makes of members of
+# three sizes (three zones) holding random bytes, then the sha of what
+# stripe-read gives with its superblocks, and the SPEC of its data sizes;
+# the superblock areas are zeroed after.  Members are $BATS_TEST_TMPDIR/m{a,b,c}.img.
+multizone_raid0() {
+	local d=$BATS_TEST_TMPDIR layout=$1 sizes
+	truncate -s 4160K "$d/ma.img"
+	truncate -s 6M "$d/mb.img"
+	truncate -s 8M "$d/mc.img"
+	stripe-create -q -l 0 -p "$layout" -c 64K "$d"/m{a,b,c}.img
+	head -c "$(stripe-examine --json "$d"/m{a,b,c}.img | jq -r .array.size_bytes)" /dev/urandom >"$d/data"
+	stripe-write --progress none -i "$d/data" "$d"/m{a,b,c}.img
+	MZ_SHA=$(stripe-read "$d"/m{a,b,c}.img | sha)
+	sizes=$(stripe-examine --json "$d"/m{a,b,c}.img | jq -r '[.members[].avail_dev_size_sectors | "\(.)s"] | join(":")')
+	MZ_SPEC="level=0,chunk=64K,raid0-layout=$layout,data-offset=2048s,sizes=$sizes,order=0:1:2"
+	for m in "$d"/m{a,b,c}.img; do
+		dd if=/dev/zero of="$m" bs=512 count=2048 conv=notrunc status=none
+	done
+}
+
+@test "read --geometry of a multi-zone raid0 with its superblocks zeroed gives what its superblocks gave" {
+	local layout
+	for layout in original alternate; do
+		multizone_raid0 $layout
+		[ "$(stripe-read --geometry "$MZ_SPEC" "$BATS_TEST_TMPDIR"/m{a,b,c}.img | sha)" = "$MZ_SHA" ] ||
+			fail "$layout: other bytes under $MZ_SPEC"
+	done
+}
+
+@test "read --geometry of a multi-zone raid0 under the other raid0-layout gives other bytes" {
+	multizone_raid0 alternate
+	[ "$(stripe-read --geometry "${MZ_SPEC/alternate/original}" "$BATS_TEST_TMPDIR"/m{a,b,c}.img | sha)" != "$MZ_SHA" ]
+}
+
+@test "read --geometry refuses a multi-zone raid0 SPEC without raid0-layout, naming the field" {
+	run --separate-stderr stripe-read --geometry "level=0,chunk=64K,sizes=3M:5M:7M,order=0:1:2" "$BATS_TEST_TMPDIR"/none.img
+	assert_failure 2
+	[[ $stderr == "stripe-read: --geometry: raid0-layout: not given; these sizes make 3 zones"* ]]
+}
+
+@test "examine --geometry shows the array the SPEC describes, and says once that member details do not apply" {
+	local set=r5-4d-64k-rs-1.0
+	run stripe-examine --geometry "$(spec_of $set 2:0:3:1)" $(zeroed_set $set)
+	assert_success
+	assert_line "     Raid Level : raid5"
+	assert_line "         Layout : right-symmetric"
+	assert_line "     Chunk Size : 64K"
+	assert_line "     Array Size : $(($(manifest $set array_size_bytes) / 1024)) KiB (23.81 MiB 24.97 MB)"
+	assert_line "    Data Offset : 0 sectors"
+	assert_line "         Role 0 : $BATS_TEST_TMPDIR/$set/member2.img"
+	[ "$(grep -c "per-member superblock details .* do not apply" <<<"$output")" -eq 1 ]
+	refute_output --partial "Magic"
+}
+
+@test "examine --geometry --json and --export say the array comes from the SPEC" {
+	local set=r6-5d-64k-ls-1.2 m
+	m=$(zeroed_set $set)
+	run stripe-examine --json --geometry "$(spec_of $set)" $m
+	assert_success
+	[ "$(jq -r '[.source, .array.size_bytes, .array.data_offset_sectors, .array.layout_name] | join(" ")' <<<"$output")" = \
+		"geometry $(manifest $set array_size_bytes) 2048 left-symmetric" ]
+	run stripe-examine --export --geometry "$(spec_of $set)" $m
+	assert_line "STRIPE_SOURCE='geometry'"
+	assert_line "STRIPE_GEOMETRY='level=6,chunk=64K,layout=left-symmetric,data-offset=2048s,size=7M,order=0:1:2:3:4'"
+}
+
+@test "examine --geometry with a role missing says degraded and exits 1" {
+	local set=r6-5d-64k-ls-1.2 m
+	m=($(zeroed_set $set))
+	run stripe-examine -q --geometry "$(spec_of $set 0:1:2:3:missing)" ${m[@]:0:4}
+	assert_failure 1
+	assert_line "          State : clean, degraded"
+	assert_line "         Role 4 : missing"
+}
+
+@test "map -r --geometry of a set with its superblocks zeroed serves md's bytes, mounted as stripe:geometry" {
+	map_setup
+	local set=r6-5d-64k-ls-1.2
+	map_start -r --geometry "$(spec_of $set 0:missing:1:2:3)" $(zeroed_set $set | sed 2d)
+	[ "$(sha "$MNT/array")" = "$(manifest $set array_sha256)" ]
+	[ "$(findmnt -no SOURCE "$MNT")" = stripe:geometry ]
+	map_stop
+	[ "$MAP_RC" -eq 0 ] || fail "stripe-map exited $MAP_RC: $(cat "$D/map.err")"
+}
+
+@test "map --geometry without -r is refused in one line with exit 2, before any member is opened" {
+	run --separate-stderr stripe-map --geometry "$(spec_of r5-4d-64k-rs-1.0)" "$BATS_TEST_TMPDIR"/none.img "$BATS_TEST_TMPDIR"
+	assert_failure 2
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "stripe-map: --geometry: only with -r/--read-only;"* ]]
 }

@@ -271,9 +271,45 @@ around() {
 	[ "$(stripe-read -q "$D"/c/member*.img | sha)" = "$(sha "$D/expect")" ] || fail "not the bytes written"
 }
 
-@test "a survivor's read error where a degraded raid5 has no redundancy left refuses the write, status 2" {
+@test "a write that meets a range too little redundancy is left to serve exits 1, naming the range and the roles it lacks" {
 	around r5-4d-64k-ls-1.2 4096 member0.img:32768:4096 0 1 3
-	assert_failure 2
-	[[ $stderr == *"member0.img: read error at byte $((DATA + 32768)), and too little redundancy left in its stripe to rebuild it (array bytes 0 to 196608)"* ]] ||
+	assert_failure 1
+	[ "$stderr" = "stripe-write: array bytes 0-196607 (196608 bytes): too little redundancy left in their stripe to serve them (role 0 unreadable: $D/c/member0.img, read error at byte $((DATA + 32768)); role 2 missing); the write stopped there: nothing written" ] ||
 		fail "stderr: $stderr"
+	[ "$(sha "$D/after")" = "$(sha "$D/before")" ] || fail "the array changed"
+}
+
+@test "a write stopped at a range it cannot serve leaves the rows before it written and nothing after" {
+	make_array -l 5 -c 64K
+	local doff=$(($(stripe-examine --json "${M[@]}" | jq -r '.members[0].data_offset_sectors') * 512))
+	# 16 rows of 256 KiB (a batch) and 8 KiB of row 16, which keeps the
+	# rest of its first chunk (role 4's, not given); m0 fails page 5 of it
+	head -c $((4194304 + 8192)) /dev/urandom > "$D/data"
+	stripe-read -q "${M[@]}" > "$D/before"
+	STRIPE_FAULT_READ="m0.img:$((doff + 16 * 65536 + 5 * 4096)):4096" \
+		run --separate-stderr stripe-write --run --progress none -i "$D/data" "${M[@]:0:4}"
+	assert_failure 1
+	[[ $stderr == *"array bytes 4194304-4456447 (262144 bytes): too little redundancy left"*"; the write stopped there: array bytes 0-4194303 written, nothing after" ]] ||
+		fail "stderr: $stderr"
+	stripe-read -q "${M[@]:0:4}" > "$D/after"
+	cmp -n 4194304 "$D/data" "$D/after" || fail "the rows before the range were not written"
+	cmp -i 4194304 "$D/before" "$D/after" || fail "bytes from the range on changed"
+}
+
+@test "a piped write stopped at a range it cannot serve counts as written only the rows on the members" {
+	make_array -l 5 -c 64K
+	local doff=$(($(stripe-examine --json "${M[@]}" | jq -r '.members[0].data_offset_sectors') * 512))
+	# from a pipe the rest of row 16 is read once the input ends in it,
+	# while the batch of rows 0 to 15 is being written
+	head -c $((4194304 + 8192)) /dev/urandom > "$D/data"
+	STRIPE_FAULT_READ="m0.img:$((doff + 16 * 65536 + 5 * 4096)):4096" \
+		run --separate-stderr bash -c "cat '$D/data' | stripe-write --run --progress none ${M[*]:0:4}"
+	assert_failure 1
+	[[ $stderr == *"; the write stopped there: array bytes 0-4194303 written, nothing after" ]] || fail "stderr: $stderr"
+}
+
+@test "a write stopped at a range it cannot serve leaves the array clean (degraded, no resync due), so md starts it" {
+	around r5-4d-64k-ls-1.2 4096 member0.img:32768:4096 0 1 3
+	assert_failure 1
+	[ "$(stripe-examine --json "${C[@]}" | jq -c '.array | [.state, .needs_resync]')" = '["degraded",false]' ]
 }

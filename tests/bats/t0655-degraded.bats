@@ -105,6 +105,30 @@ members_sha() {
 	[ "$(stripe-examine --json "$D/m0.img" | jq -r '.members[0].array_state')" = "AAAAA." ]
 }
 
+# bench_unserved ARGS...: stripe-bench --array --run on a raid5 with role 5
+# left out, where m0 fails to read page 0 of row 1 (array bytes 327680 on);
+# DOFF: m0's data offset in bytes.
+bench_unserved() {
+	make_array -l 5 -n 6
+	DOFF=$(($(stripe-examine --json "$D/m0.img" | jq -r '.members[0].data_offset_sectors') * 512))
+	STRIPE_FAULT_READ="m0.img:$((DOFF + 65536)):4096" run --separate-stderr \
+		stripe-bench -q --run --array -s 1M --seeks 0 --char-size 0 "$@" "$D"/m{0..4}.img
+}
+
+@test "stripe-bench --array exits 1 on a range too little redundancy is left to serve, naming it and the roles it lacks" {
+	bench_unserved
+	assert_failure 1
+	[ "$stderr" = "stripe-bench: array bytes 327680-655359 (327680 bytes): too little redundancy left in their stripe to serve them (role 0 unreadable: $D/m0.img, read error at byte $((DOFF + 65536)); role 5 missing); the tests stopped there" ] ||
+		fail "stderr: $stderr"
+}
+
+@test "stripe-bench --array --json gives a range it could not serve the verdict unserved, with the message" {
+	bench_unserved --json
+	assert_failure 1
+	[ "$(jq -r .verdict <<<"$output")" = unserved ] || fail "$output"
+	[[ $(jq -r .error <<<"$output") == "array bytes 327680-655359 (327680 bytes): too little redundancy left"* ]] || fail "$output"
+}
+
 @test "stripe-bench --array says the array it reads is degraded" {
 	make_array -l 6 -n 6
 	run --separate-stderr stripe-bench --hdparm --seconds 0.15 --array "$D"/m{0..3}.img

@@ -232,6 +232,22 @@ PY
 	grep -q "too little redundancy left" "$D/map.err" || fail "$(cat "$D/map.err")"
 }
 
+@test "a write a degraded raid5 has too little redundancy left to serve fails at fsync, named, and the unmap exits 1" {
+	make_array -l 5 -c 64K
+	local doff
+	doff=$(stripe-examine --json "${M[@]}" | jq -r '.members[] | select(.path | endswith("m0.img")) | .data_offset_sectors')
+	# 8 KiB at the start of row 16 keep the rest of its first chunk, role
+	# 4's, not given; m0 fails page 5 of the row
+	head -c 8192 /dev/urandom > "$D/data"
+	STRIPE_FAULT_READ="m0.img:$((doff * 512 + 16 * 65536 + 5 * 4096)):4096" map_start -q --run "${M[@]:0:4}"
+	run dd if="$D/data" of="$MNT/array" bs=8192 seek=512 conv=notrunc,fsync status=none
+	assert_failure
+	map_stop
+	[ "$MAP_RC" -eq 1 ] || fail "stripe-map exited $MAP_RC: $(cat "$D/map.err")"
+	grep -q "writing 8192 bytes at offset 4194304: array bytes 4194304-4456447 (262144 bytes): too little redundancy left" "$D/map.err" ||
+		fail "$(cat "$D/map.err")"
+}
+
 @test "a write to a raid6 with two members missing is kept in parity for them" {
 	make_array -l 6 -c 64K
 	rm "$D/m1.img" "$D/m3.img"

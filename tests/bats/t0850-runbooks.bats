@@ -277,6 +277,15 @@ report_refused() {
 	assert_output "verdict: healthy"
 }
 
+@test "an installed stripe-recover finds the report functions installed for it" {
+	local d=$BATS_TEST_TMPDIR/root
+	make -s -C "$TOP" -o all install DESTDIR="$d" PREFIX=/usr > /dev/null
+	[ -f "$d/usr/lib/stripe/report.bash" ] || fail "report.bash was not installed"
+	run env -u STRIPE_BIN PATH="$d/usr/bin:/usr/bin:/bin" "$d/usr/bin/stripe-recover" -q --dry-run "$FIX"/r6-5d-64k-ls-1.2/member*.img
+	assert_success
+	assert_output "verdict: whole"
+}
+
 @test "the demo, the README's first command, runs to its report" {
 	run "$TOP/tools/stripe-demo"
 	assert_success

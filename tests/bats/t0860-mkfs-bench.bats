@@ -15,6 +15,15 @@ setup() {
 	D=$BATS_TEST_TMPDIR
 }
 
+@test "an installed stripe-mkfs-bench finds the report functions installed for it" {
+	local d=$BATS_TEST_TMPDIR/root
+	make -s -C "$TOP" -o all install DESTDIR="$d" PREFIX=/usr > /dev/null
+	run --separate-stderr env -u STRIPE_BIN PATH="$d/usr/bin:/usr/bin:/bin" "$d/usr/bin/stripe-mkfs-bench" "$D/d0.img"
+	assert_failure 2
+	[ "$stderr" = "stripe-mkfs-bench: no level given (-l)
+Try 'stripe-mkfs-bench --help'." ] || fail "stderr: $stderr"
+}
+
 # pipeline LEVEL: runs it on four 32 MiB image files and checks the outcome.
 pipeline() {
 	run stripe-mkfs-bench -l "$1" -c 64K --image-size 32M --bench-size 4M --char-size 64K \

@@ -37,3 +37,9 @@ vm_slot() {
 		sleep 0.2
 	done
 }
+
+# vm_value FILE HEAD KEY: the value of KEY=value on the first line of FILE
+# (a VM's report) that starts with HEAD and a space, such as "J: set=1".
+vm_value() {
+	sed -n "s/^$2 .*\b$3=\([^ ]*\).*/\1/p" "$1" | head -n 1
+}

@@ -43,11 +43,6 @@ setup() {
 	W=$BATS_FILE_TMPDIR
 }
 
-# j SET KEY: a value from the judge's "J: set=SET" line.
-j() {
-	sed -n "s/^J: set=$1 .*\b$2=\([^ ]*\).*/\1/p" "$W/judge.txt" | head -n 1
-}
-
 # logged_in FILE SET: the judge's mdadm --examine-badblocks of SET's member 1
 # names the sector.
 logged_in() {
@@ -62,7 +57,7 @@ logged_in() {
 
 @test "md reads the logged array as the MANIFEST says, garbage in the logged sectors or not" {
 	logged_in "$W/judge.txt" 0 || fail "$(cat "$W/judge.txt")"
-	[ "$(j 0 sha256)" = "$(manifest $SET array_sha256)" ] || fail "$(cat "$W/judge.txt")"
+	[ "$(vm_value "$W/judge.txt" "J: set=0" sha256)" = "$(manifest $SET array_sha256)" ] || fail "$(cat "$W/judge.txt")"
 }
 
 @test "stripe-read of the logged array gives md's bytes, every byte served: exit 0" {
@@ -77,6 +72,6 @@ logged_in() {
 }
 
 @test "after stripe-check --repair md reads md's bytes and its check finds no mismatch" {
-	[ "$(j 1 sha256)" = "$(manifest $SET array_sha256)" ] || fail "$(cat "$W/judge.txt")"
-	[ "$(j 1 mismatch_cnt)" = 0 ]
+	[ "$(vm_value "$W/judge.txt" "J: set=1" sha256)" = "$(manifest $SET array_sha256)" ] || fail "$(cat "$W/judge.txt")"
+	[ "$(vm_value "$W/judge.txt" "J: set=1" mismatch_cnt)" = 0 ]
 }

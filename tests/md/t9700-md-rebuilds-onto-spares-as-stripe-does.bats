@@ -47,11 +47,8 @@ setup() {
 	W=$BATS_FILE_TMPDIR
 }
 
-# vm KIND PAIR KEY: a value from the VM's line of KIND (M: md's recovery,
-# S: md on stripe's rebuild) for pair PAIR.
-vm() {
-	sed -n "s/^$1: pair=$2 .*\b$3=\([^ ]*\).*/\1/p" "$W/vm.txt" | head -n 1
-}
+# The VM says a line for each pair: "M: pair=I" of md's recovery, "S:
+# pair=I" of md on stripe's rebuild.
 
 # sb META COPY KEY: KEY of the spare's superblock in COPY (md or stripe)
 # after the recovery, as stripe-examine --json has it.
@@ -62,7 +59,7 @@ sb() {
 @test "md recovers its own copy onto the spare" {
 	local i
 	for i in "${!METAS[@]}"; do
-		[ "$(vm M "$i" degraded)" = 0 ] || fail "${METAS[i]}: $(cat "$W/vm.txt")"
+		[ "$(vm_value "$W/vm.txt" "M: pair=$i" degraded)" = 0 ] || fail "${METAS[i]}: $(cat "$W/vm.txt")"
 	done
 }
 
@@ -89,9 +86,9 @@ sb() {
 @test "md starts stripe's rebuild without --run, whole, reads the data written and finds no mismatch" {
 	local i
 	for i in "${!METAS[@]}"; do
-		[ "$(vm S "$i" started)" = 1 ] || fail "${METAS[i]}: $(cat "$W/vm.txt")"
-		[ "$(vm S "$i" degraded)" = 0 ] || fail "${METAS[i]}: $(cat "$W/vm.txt")"
-		[ "$(vm S "$i" sha256)" = "$(sha "$W/${METAS[i]}/data")" ] || fail "${METAS[i]}: md reads other bytes"
-		[ "$(vm S "$i" mismatch_cnt)" = 0 ] || fail "${METAS[i]}: $(cat "$W/vm.txt")"
+		[ "$(vm_value "$W/vm.txt" "S: pair=$i" started)" = 1 ] || fail "${METAS[i]}: $(cat "$W/vm.txt")"
+		[ "$(vm_value "$W/vm.txt" "S: pair=$i" degraded)" = 0 ] || fail "${METAS[i]}: $(cat "$W/vm.txt")"
+		[ "$(vm_value "$W/vm.txt" "S: pair=$i" sha256)" = "$(sha "$W/${METAS[i]}/data")" ] || fail "${METAS[i]}: md reads other bytes"
+		[ "$(vm_value "$W/vm.txt" "S: pair=$i" mismatch_cnt)" = 0 ] || fail "${METAS[i]}: $(cat "$W/vm.txt")"
 	done
 }

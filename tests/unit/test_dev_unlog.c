@@ -13,7 +13,7 @@ static char path[] = "/tmp/test_dev_unlog.XXXXXX";
 static void open_logged(struct dev *dv)
 {
 	static const struct dev_range logged[] = { { 4096, 8192 }, { 20480, 4096 } };
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int fd = mkstemp(path);
 
 	if (fd < 0 || ftruncate(fd, 65536) < 0 || close(fd) < 0 || dev_open(dv, path, DEV_READ, &d) < 0 ||
@@ -30,7 +30,7 @@ static bool is(const struct dev *dv, int n, const struct dev_range *want)
 
 int main(void)
 {
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	uint8_t page[4096];
 	struct dev dv;
 

@@ -30,6 +30,9 @@ static void round_trips(void)
 		"level=10,chunk=64K,layout=258,data-offset=262144s,size=1G,order=3:2:1:0",
 		"level=1,data-offset=4096s,size=1025s,order=missing:0",
 		"level=0,chunk=4K,data-offset=0s,size=64M,order=1:0",
+		"level=0,chunk=64K,raid0-layout=alternate,data-offset=2048s,sizes=7680K:7680K:15M,order=0:1:2",
+		"level=0,chunk=64K,raid0-layout=original,data-offset=0s,sizes=4M:8M:12M,order=2:0:1",
+		"level=0,chunk=64K,data-offset=0s,sizes=8M:8M:12M,order=0:1:2",
 	};
 	char out[256];
 	struct geometry_spec back;
@@ -41,6 +44,22 @@ static void round_trips(void)
 		ok(geometry_spec_parse(out, &back, &d) == 0 && !memcmp(&back, &spec, sizeof(spec)),
 		   "what it prints parses to the same spec: %s", out);
 	}
+}
+
+static void gives_each_raid0_role_its_size(void)
+{
+	int rc = geometry_spec_parse("level=0,chunk=64K,raid0-layout=alternate,sizes=7680K:7680K:15360K,order=2:0:1",
+				     &spec, &d);
+
+	ok(rc == 0 && spec.layout == RAID0_ALT_MULTIZONE_LAYOUT, "raid0-layout=alternate is md's layout 2");
+	ok(geometry_spec_member_size(&spec, 0) == 15360 && geometry_spec_member_size(&spec, 2) == 30720,
+	   "sizes are per role, in role order");
+	ok(geometry_spec_parse("level=0,chunk=64K,raid0-layout=original,size=1M,order=0:1", &spec, &d) == 0 &&
+	   spec.layout == RAID0_ORIG_LAYOUT && geometry_spec_member_size(&spec, 1) == 2048,
+	   "raid0-layout=original is layout 1, and size gives every role the same size");
+	ok(geometry_spec_parse("level=0,chunk=64K,sizes=8M:8M:12M,order=0:1:2", &spec, &d) == 0 &&
+	   spec.layout == RAID0_LAYOUT_UNSPECIFIED,
+	   "a second zone on one member needs no raid0-layout: md places it one way only");
 }
 
 static void defaults_the_layout(void)
@@ -85,6 +104,17 @@ static void refuses_hostile_input(void)
 	refused("level=5,chunk=64K,size=1M,colour=red,order=0:1:2", "'colour' is not a field");
 	refused("level=5,chunk=64K,size=1M,order=0:1:2,", "an empty field");
 	refused("level=5,,chunk=64K,size=1M,order=0:1:2", "an empty field");
+	refused("level=0,chunk=64K,sizes=4M:8M:12M,order=0:1:2",
+		"raid0-layout: not given; these sizes make 3 zones");
+	refused("level=0,chunk=64K,raid0-layout=sideways,size=1M,order=0:1", "raid0-layout: 'sideways'");
+	refused("level=5,chunk=64K,raid0-layout=original,size=1M,order=0:1:2", "raid0-layout: raid5 is not raid0");
+	refused("level=0,chunk=64K,size=1M,sizes=1M:1M,order=0:1", "sizes: not with size");
+	refused("level=5,chunk=64K,sizes=1M:1M:1M,order=0:1:2", "sizes: only a raid0's members differ in size");
+	refused("level=0,chunk=64K,sizes=1M:1M,order=0:1:2", "sizes: 2 given for the 3 roles of order");
+	refused("level=0,chunk=64K,sizes=1M::1M,order=0:1:2", "sizes: an empty size");
+	refused("level=0,chunk=64K,sizes=1M:0K,order=0:1", "sizes: role 1: 0");
+	refused("level=0,chunk=64K,sizes=1M:1Q,order=0:1", "sizes: '1Q' is not a size");
+	refused("level=0,chunk=64K,order=0:1", "size: not given");
 	memset(longer, 'a', sizeof(longer) - 1);
 	longer[sizeof(longer) - 1] = 0;
 	refused(longer, "longer than 4096");
@@ -94,6 +124,7 @@ int main(void)
 {
 	reads_the_example_of_the_issue();
 	round_trips();
+	gives_each_raid0_role_its_size();
 	defaults_the_layout();
 	refuses_hostile_input();
 	return tap_done();

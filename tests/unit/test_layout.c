@@ -138,7 +138,7 @@ static const char *map_vs_cells(const struct stripe_map *m, const int *cell, int
 static int init_geo(int level, int layout, int n, uint32_t chunk, uint64_t dev,
 		    const uint64_t *ms)
 {
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int rc = geometry_init(&geo, level, layout, n, chunk, dev, ms, &d);
 
 	if (rc)
@@ -379,7 +379,7 @@ static void check_tables(void)
 static int rejects(const char *what, int level, int layout, int n, uint32_t chunk,
 		   uint64_t dev, const uint64_t *ms)
 {
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	uint64_t run = 1;
 	int rc = geometry_init(&geo, level, layout, n, chunk, dev, ms, &d);
 
@@ -732,7 +732,7 @@ static void check_raid1(void)
 static void check_names(void)
 {
 	char buf[64];
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int a, l, level;
 
 	for (l = 0; l < 2; l++) {
@@ -1407,7 +1407,7 @@ static void fixture_check_other_raid0_layout(const struct fixture *f)
 static void run_fixture_checks(struct fixture *f)
 {
 	struct damage dm;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	char path[PATH_MAX + 16];
 	const char *why;
 	int rc;

@@ -15,7 +15,7 @@ static uint8_t want[LEN];
 
 static void open_member(struct dev *dv)
 {
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int fd = mkstemp(path);
 
 	for (size_t i = 0; i < LEN; i++)
@@ -83,7 +83,7 @@ int main(void)
 	   "its whole pages read as the member holds them, its failed tail as zeroes, nothing past it");
 
 	{
-		struct diag d = { "" };
+		struct diag d = { 0 };
 
 		ok(member_read(&dv, buf, 5 * MEMBER_PAGE, 0, &d) == 0 && !memcmp(buf, want, 5 * MEMBER_PAGE),
 		   "member_read gives a range the member can read as it holds it");

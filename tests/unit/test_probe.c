@@ -89,7 +89,7 @@ static bool has(const struct diag *d, const char *word)
 static void refused(const char *what, const char *path, bool force, bool ignore_md,
 		    const char *w1, const char *w2)
 {
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int rc = probe_refuse(path, force, ignore_md, &d);
 
 	ok(rc == -1 && strncmp(d.msg, path, strlen(path)) == 0 &&
@@ -99,7 +99,7 @@ static void refused(const char *what, const char *path, bool force, bool ignore_
 
 static void passes(const char *what, const char *path, bool force, bool ignore_md)
 {
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int rc = probe_refuse(path, force, ignore_md, &d);
 
 	ok(rc == 0, "%s passes (force=%d ignore_md=%d)%s%s", what, force, ignore_md,
@@ -109,7 +109,7 @@ static void passes(const char *what, const char *path, bool force, bool ignore_m
 static void test_blank(void)
 {
 	struct probe_result r;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	char path[512];
 
 	path_in_tmp(path, sizeof(path), "blank.img");
@@ -125,7 +125,7 @@ static void test_blank(void)
 static void test_ext4(void)
 {
 	struct probe_result r;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	char path[512];
 
 	path_in_tmp(path, sizeof(path), "ext4.img");
@@ -148,7 +148,7 @@ static void test_dos(void)
 {
 	uint8_t mbr[512] = { 0 };
 	struct probe_result r;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	char path[512];
 	int fd;
 
@@ -179,7 +179,7 @@ static void test_md(void)
 	const char *fix = getenv("STRIPE_FIXTURES");
 	char from[4096], path[512];
 	struct probe_result r;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 
 	if (!fix || !fix[0]) {
 		skip("STRIPE_FIXTURES not set: no md member to copy");
@@ -216,7 +216,7 @@ static void test_md(void)
 static void test_not_members(void)
 {
 	struct probe_result r;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	char path[512];
 
 	ok(probe_refuse(tmp, true, true, &d) == -1 && strncmp(d.msg, tmp, strlen(tmp)) == 0 &&
@@ -255,7 +255,7 @@ static void child_ok(bool cond, const char *fmt, ...)
 
 static void child_refused(const char *what, const char *path, const char *word)
 {
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int rc = probe_refuse(path, true, true, &d);
 
 	child_ok(rc == -1 && strncmp(d.msg, path, strlen(path)) == 0 && has(&d, word) &&
@@ -265,7 +265,7 @@ static void child_refused(const char *what, const char *path, const char *word)
 static void child_checks(const char *loop, const char *file, const char *mnt)
 {
 	struct probe_result r;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int fd;
 
 	/* Attached but idle: only the ext4 signature stands in the way. */

@@ -154,7 +154,7 @@ static void raid6_one_member_in_many_lanes(void)
 	struct rig r;
 	struct told t = { .stop_at = -1 };
 	struct rebuild_result res;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int roles[] = { 3 };
 
 	rig_make(&r, MD_LEVEL_RAID6, 16, roles, 1, NULL);
@@ -171,7 +171,7 @@ static void raid6_two_members(void)
 	struct rig r;
 	struct told t = { .stop_at = -1 };
 	struct rebuild_result res;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int roles[] = { 0, 4 };
 
 	rig_make(&r, MD_LEVEL_RAID6, 6, roles, 2, NULL);
@@ -185,7 +185,7 @@ static void raid5_unreadable_page(void)
 	struct rig r;
 	struct told t = { .stop_at = -1 };
 	struct rebuild_result res;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int roles[] = { 1 };
 	uint64_t page = 261 * PAGE, dev_off;   /* row 16: P on role 3 */
 	char fault[128];
@@ -217,7 +217,7 @@ static void events_in_member_order(void)
 	struct rig r;
 	struct told t = { .stop_at = -1 };
 	struct rebuild_result res;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int roles[] = { 0 }, i;
 	uint64_t off;
 	bool ascending = true;
@@ -242,7 +242,7 @@ static void caller_stops(void)
 	struct rig r;
 	struct told t = { .stop_at = 1 };
 	struct rebuild_result res;
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int roles[] = { 0 };
 	uint64_t off;
 	char fault[128];

@@ -55,7 +55,7 @@ static void bail(const char *what)
 /* Random data, P (and Q) computed, written to n image files. */
 static void rig_make(struct rig *r, int level, int n)
 {
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	int i, q = level == MD_LEVEL_RAID6;
 
 	memset(r, 0, sizeof(*r));
@@ -150,7 +150,7 @@ static struct rows_walk walk(struct rig *r, struct seen *s, bool mend, size_t me
 {
 	struct rows_walk w = { .a = &r->a, .from = 0, .to = ROWS * CHUNK, .mend = mend,
 			       .member_bytes = member_bytes, .visit = record, .ctx = s };
-	struct diag d = { "" };
+	struct diag d = { 0 };
 
 	memset(s, 0, sizeof(*s));
 	*s = (struct seen){ .r = r, .in_order = true, .bytes_match = true, .min_len = SIZE_MAX };
@@ -334,7 +334,7 @@ static int fill(void *ctx, struct rows_piece *p, struct diag *d)
 static bool member_holds(struct rig *r, struct filler *f, int role, uint64_t from, uint64_t to)
 {
 	uint8_t *got = dev_alloc(ROWS * CHUNK);
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	bool same = dev_read(&r->m[role].dev, got, ROWS * CHUNK, DATA_OFF_SECTORS * 512, &d) == 0;
 
 	for (uint64_t row = 0; same && row < ROWS; row++)
@@ -365,7 +365,7 @@ static void test_fill_walk(void)
 	struct rig r;
 	struct filler f;
 	struct rows_walk w = { .from = 0, .to = ROWS * CHUNK, .fill = true, .visit = fill };
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	bool all = true;
 
 	rig_make(&r, MD_LEVEL_RAID6, 6);
@@ -388,7 +388,7 @@ static void test_fill_keeps(void)
 	struct filler f;
 	struct rows_walk w = { .from = 0, .to = ROWS * CHUNK, .fill = true, .mend = true, .keep = keep_one,
 			       .visit = fill };
-	struct diag d = { "" };
+	struct diag d = { 0 };
 
 	rig_make(&r, MD_LEVEL_RAID6, 6);
 	w.a = &r.a;
@@ -412,7 +412,7 @@ static void test_fill_stops(void)
 	struct rows_engine e;
 	struct seen s = { 0 };
 	struct rows_walk rw = { .from = 0, .to = ROWS * CHUNK, .visit = record, .ctx = &s };
-	struct diag d = { "" };
+	struct diag d = { 0 };
 	bool held = true;
 	int i;
 
