@@ -115,7 +115,7 @@ static int write_file(const char *path, const uint8_t *buf, size_t len)
 static int build(const struct build *b, char paths[][512])
 {
 	struct geometry g;
-	struct diag d = { "" };
+	struct diag d = { .msg = "" };
 	uint8_t *role[ST_MAX_DISKS] = { NULL };
 	uint64_t x = b->seed | 1;
 	int rc = -1;
@@ -162,7 +162,7 @@ static int probe(char paths[][512], int n, struct probe_result *r, const struct 
 {
 	struct probe_member m[ST_MAX_DISKS];
 	struct probe_sample s;
-	struct diag d = { "" };
+	struct diag d = { .msg = "" };
 	char *argv[ST_MAX_DISKS];
 
 	memset(r, 0, sizeof(*r));
