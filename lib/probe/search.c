@@ -217,6 +217,7 @@ int probe_run(char *const *paths, int n, const struct probe_hints *h, struct pro
 	      struct probe_outcome *o, struct diag *d)
 {
 	uint64_t budget = h->deep ? PROBE_DEEP_SAMPLE_BYTES : PROBE_SAMPLE_BYTES;
+
 	memset(o, 0, sizeof(*o));
 	if (n < 1 || n > ST_MAX_DISKS)
 		return diag_fail(d, "%d members given; the probe takes 1 to %d", n, ST_MAX_DISKS);

@@ -51,9 +51,10 @@ struct probe_outcome {
 
 /* Opens paths (n of them, "missing" for an absent one) read-only, reads
  * the sample (shown on p, when not NULL, with its mode and tool as the
- * caller set them), runs the evidence modules with
- * the hints h, and fills o.  -1 with a message naming the member for what
- * stops the probe (a member given twice, unreadable, too many). */
+ * caller set them), runs the evidence modules with the hints h, finishes
+ * each candidate, checks a RAID6's P and Q (verify.h), and fills o.
+ * -1 with a message naming the member for what stops the probe (a member
+ * given twice, unreadable, too many). */
 int probe_run(char *const *paths, int n, const struct probe_hints *h, struct progress *p,
 	      struct probe_outcome *o, struct diag *d);
 
