@@ -15,6 +15,7 @@
 #define CLOSE 0.02                    /* fits this far behind the best are kept beside it */
 #define NOT_DEFAULT 0.98              /* a layout parity reads the same as mdadm's default */
 #define MAX_FITS 16
+#define MAX_OFFSETS_TRIED 8
 
 static void candidate_base(struct probe_candidate *c, const struct probe_sample *s, const struct parity_set *set,
 			   int level, const struct fit *f)
@@ -39,6 +40,8 @@ static void candidate_base(struct probe_candidate *c, const struct probe_sample 
 
 static const char *layout_word(int level, int layout, char *buf, int len)
 {
+	if (level == MD_LEVEL_RAID4)
+		return "parity-last";     /* raid4 has no other */
 	const char *name = layout >= 0 ? layout_name(level, layout, buf, len) : NULL;
 
 	return name ? name : "undecided";
@@ -147,6 +150,11 @@ static int probe_set(const struct probe_sample *s, const struct parity_set *set,
 		return -1;
 	}
 	int noffs = probe_offsets(h, sr.first, offs);
+	/* with --deep every MiB below the first data is an offset; the data
+	 * begins at or just past its offset (a filesystem's head is written),
+	 * so the nearest few are tried, each a whole search of the layouts */
+	if (noffs > MAX_OFFSETS_TRIED)
+		noffs = MAX_OFFSETS_TRIED;
 	if (sr.obs.n && noffs) {
 		if (set->raid6)
 			nfits = fit_raid6(&sr.obs, set->n, h, offs, noffs, fits, MAX_FITS);

@@ -180,9 +180,12 @@ static bool layout_allowed(const struct probe_hints *h, int layout)
 
 static int fixed_raid6(const struct obs_list *o, int n, const struct probe_hints *h, uint64_t doff, struct fit *f)
 {
-	if (!layout_allowed(h, 5))
+	/* parity-last unless a hint names parity-first or parity-first-6 */
+	int layout = h->layout < 0 ? 5 : h->layout;
+
+	if (layout != 4 && layout != 5 && layout != 20)
 		return 0;
-	try_raid6(o, n, 5, h->chunk_sectors ? h->chunk_sectors : MAX_CHUNK_SECTORS, doff, f);
+	try_raid6(o, n, layout, h->chunk_sectors ? h->chunk_sectors : MAX_CHUNK_SECTORS, doff, f);
 	f->chunk_sectors = h->chunk_sectors;
 	return f->fitting > 0;
 }
@@ -389,8 +392,10 @@ int fit_raid5(const struct obs_list *o, int n, const struct probe_hints *h, cons
 		}
 	try_p(o, n, MD_LEVEL_RAID4, 0, MAX_CHUNK_SECTORS, offs[0], &fixed);
 	*level = MD_LEVEL_RAID5;
-	/* P on one member in every row while no rotation holds */
-	if (!fixed.broken && fixed.order[n - 1] != PROBE_UNKNOWN && best.broken &&
+	/* P on one member in every row, while no rotation holds or names more
+	 * (a chunk so large that every row sampled is one stripe row reads as
+	 * raid4 too) */
+	if (!fixed.broken && fixed.order[n - 1] != PROBE_UNKNOWN && (best.broken || best.decided <= fixed.decided) &&
 	    (h->level < 0 || h->level == MD_LEVEL_RAID4)) {
 		*level = MD_LEVEL_RAID4;
 		fit_from_p(&fixed, n, 0, h->chunk_sectors, offs[0], &out[0]);

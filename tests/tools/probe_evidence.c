@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	static struct probe_member m[ST_MAX_DISKS];
 	static struct probe_result r;
 	struct probe_sample s;
-	struct diag d = { .msg = "" };
+	struct diag d = { 0 };
 	int opt;
 
 	while ((opt = getopt(argc, argv, "l:n:c:p:o:")) != -1) {

@@ -115,7 +115,7 @@ static int write_file(const char *path, const uint8_t *buf, size_t len)
 static int build(const struct build *b, char paths[][512])
 {
 	struct geometry g;
-	struct diag d = { .msg = "" };
+	struct diag d = { 0 };
 	uint8_t *role[ST_MAX_DISKS] = { NULL };
 	uint64_t x = b->seed | 1;
 	int rc = -1;
@@ -162,7 +162,7 @@ static int probe(char paths[][512], int n, struct probe_result *r, const struct 
 {
 	struct probe_member m[ST_MAX_DISKS];
 	struct probe_sample s;
-	struct diag d = { .msg = "" };
+	struct diag d = { 0 };
 	char *argv[ST_MAX_DISKS];
 
 	memset(r, 0, sizeof(*r));
@@ -389,6 +389,27 @@ static void test_raid5_tails(void)
 	remove_files(paths, b.n);
 }
 
+static void test_raid4_tails(void)
+{
+	static struct probe_result r;
+	char paths[ST_MAX_DISKS][512];
+	struct build b = { .level = 4, .layout = 0, .n = 4, .chunk = 16, .doff = 2048, .member_bytes = 2 * MIB,
+			   .tails = true, .seed = 0x4a115, .tag = "r4t-" };
+
+	shuffle_roles(&b);
+	if (build(&b, paths) < 0 || probe(paths, b.n, &r, &no_hints) < 0) {
+		ok(0, "raid4 whose chunks end in zero sectors: built and probed");
+		return;
+	}
+	const struct probe_candidate *c = &r.cand[0];
+	ok(r.ncand >= 1 && c->spec.level == 4 && c->spec.order[3] == b.file_of_role[3] && c->spec.chunk_sectors == 0 &&
+	   c->spec.order[0] == PROBE_UNKNOWN,
+	   "raid4: P never moves, so level 4 with P's member placed, chunk and data order left unknown");
+	if (!r.ncand || c->spec.level != 4)
+		describe(&r);
+	remove_files(paths, b.n);
+}
+
 static bool uses_exactly(const struct probe_candidate *c, const bool *want, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -599,6 +620,7 @@ int main(void)
 	test_raid5_random();
 	test_raid5_zero_chunks();
 	test_raid5_tails();
+	test_raid4_tails();
 	test_raid5_missing();
 	test_two_arrays_mixed();
 	test_raid1_first();
