@@ -13,6 +13,7 @@
 #include "md/layout.h"
 #include "md/super.h"
 #include "util/diag.h"
+#include "util/progress.h"
 
 /* A role in a candidate's order not decided yet; SPEC_MISSING (-1) is a
  * role no given member holds. */
@@ -58,6 +59,7 @@ struct probe_sample {
 	int nwindows;
 	struct probe_window *windows;
 	uint64_t bytes_read;         /* per member, windows and later reads together */
+	struct progress *progress;   /* told bytes_read as the windows come in; NULL: not shown */
 };
 
 /* One geometry that fits the evidence.  spec.order maps a role to the index
@@ -92,6 +94,10 @@ void probe_members_close(struct probe_member *m, int n);
  * and windows spread evenly over the rest, up to budget bytes per member. */
 int probe_sample_read(struct probe_sample *s, struct probe_member *m, int n, uint64_t budget,
 		      struct diag *d);
+/* The same, the reading shown on shown (started by the caller) as each
+ * window comes in. */
+int probe_sample_read_shown(struct probe_sample *s, struct probe_member *m, int n, uint64_t budget,
+			    struct progress *shown, struct diag *d);
 void probe_sample_free(struct probe_sample *s);
 
 /* Adds c to r, keeping the PROBE_MAX_CANDIDATES best by score.  A

@@ -95,6 +95,8 @@ static int add_window(struct probe_sample *s, uint64_t off, size_t len, struct d
 	}
 	s->nwindows++;
 	s->bytes_read += len;
+	if (s->progress)
+		progress_update(s->progress, s->bytes_read);
 	return 0;
 }
 
@@ -133,11 +135,18 @@ static int plan(uint64_t size, uint64_t budget, uint64_t *start, size_t *len, in
 int probe_sample_read(struct probe_sample *s, struct probe_member *m, int n, uint64_t budget,
 		      struct diag *d)
 {
+	return probe_sample_read_shown(s, m, n, budget, NULL, d);
+}
+
+int probe_sample_read_shown(struct probe_sample *s, struct probe_member *m, int n, uint64_t budget,
+			    struct progress *shown, struct diag *d)
+{
 	enum { MAX_WINDOWS = 1024 };
 	uint64_t start[MAX_WINDOWS];
 	size_t len[MAX_WINDOWS];
 
 	memset(s, 0, sizeof(*s));
+	s->progress = shown;
 	s->members = m;
 	s->nmembers = n;
 	int k = plan(smallest_member(m, n), budget, start, len, MAX_WINDOWS);

@@ -9,7 +9,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 ARRAY_TOOLS="stripe-create stripe-examine stripe-read stripe-write stripe-check stripe-rebuild stripe-map
-	stripe-sweep stripe-mkfs-bench"
+	stripe-probe stripe-sweep stripe-mkfs-bench"
 
 # Each tool's "-x, --long" pairs, read once: "TOOL -x --long" lines.  The
 # letters are the same in both builds: read in the plain suite only.
@@ -45,11 +45,11 @@ bench_letter() {
 }
 
 @test "-l is the level in the array tools; a list of levels in stripe-sweep" {
-	array_letter -l '--levels?' stripe-create stripe-mkfs-bench stripe-sweep
+	array_letter -l '--levels?' stripe-create stripe-mkfs-bench stripe-sweep stripe-probe
 }
 
 @test "-n is mdadm's raid-devices: a count in stripe-create, a list of counts in stripe-sweep" {
-	array_letter -n --raid-devices stripe-create stripe-sweep
+	array_letter -n --raid-devices stripe-create stripe-sweep stripe-probe
 }
 
 @test "-x is the spare devices" {
@@ -57,15 +57,15 @@ bench_letter() {
 }
 
 @test "-c is the chunk (a list of chunks in stripe-sweep)" {
-	array_letter -c '--chunks?' stripe-create stripe-mkfs-bench stripe-sweep
+	array_letter -c '--chunks?' stripe-create stripe-mkfs-bench stripe-sweep stripe-probe
 }
 
 @test "-p is the layout" {
-	array_letter -p --layout stripe-create stripe-mkfs-bench
+	array_letter -p --layout stripe-create stripe-mkfs-bench stripe-probe
 }
 
 @test "-e is the metadata version" {
-	array_letter -e --metadata stripe-create stripe-mkfs-bench
+	array_letter -e --metadata stripe-create stripe-mkfs-bench stripe-probe
 }
 
 @test "-N is the array name" {

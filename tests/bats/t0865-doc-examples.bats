@@ -151,6 +151,17 @@ needs_root_fuse() {
 	[ "$(sha < array.img)" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ]
 }
 
+@test "tour: stripe-probe finds a RAID6 holding ext4 with two disks and its superblocks gone, exit 0" {
+	grep -q 'Not written yet' "$TOP/lib/probe/parity.c" && skip "the probe's parity evidence is not written yet"
+	"$TOP/tests/probe/make-ext4-array" a 8M -l 6 -n 6 -c 16K -p right-asymmetric >/dev/null
+	"$TOP/tests/probe/make-ext4-array" --zero a
+	cp a/m0.img dev/sdb1; cp a/m2.img dev/sdd1; cp a/m3.img dev/sde1; cp a/m5.img dev/sdg1
+	example "$(tour "a RAID6 lost two disks and its superblocks: the geometry found from the data, and the mdadm line")"
+	is_status 0
+	assert_output --partial "mdadm --create /dev/md/restored --run --assume-clean --level 6 --chunk 16K --layout right-asymmetric"
+	assert_output --partial " --raid-devices 6 dev/sdb1 missing dev/sdd1 dev/sde1 missing dev/sdg1"
+}
+
 @test "tour: stripe-create then stripe-write of a file system image, exit 0" {
 	truncate -s 8M dev/sdb dev/sdc dev/sdd
 	head -c 1M /dev/urandom > fs.img

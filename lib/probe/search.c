@@ -1,0 +1,254 @@
+/* search: the probe from the members given to its verdict: sample, evidence,
+ * candidates made whole, members parted into arrays, superblocks weighed. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md/layout.h"
+#include "probe/evidence.h"
+#include "probe/search.h"
+#include "probe/shape.h"
+#include "probe/verify.h"
+
+static bool level_has_chunk(int level)
+{
+	return level != MD_LEVEL_RAID1;
+}
+
+static bool level_has_layout(int level)
+{
+	return level != MD_LEVEL_RAID0 && level != MD_LEVEL_RAID1;
+}
+
+bool probe_candidate_complete(const struct probe_candidate *c)
+{
+	const struct geometry_spec *s = &c->spec;
+
+	if (s->raid_disks < 1 || s->data_offset == UINT64_MAX)
+		return false;
+	if (level_has_chunk(s->level) && s->chunk_sectors == 0)
+		return false;
+	if (level_has_layout(s->level) && s->layout < 0)
+		return false;
+	for (int r = 0; r < s->raid_disks; r++)
+		if (s->order[r] == PROBE_UNKNOWN)
+			return false;
+	return true;
+}
+
+/* mdadm writes 1.2 where data starts after the superblock's 4 KiB and
+ * 1.0 where it starts at 0; -e chooses among the versions that fit. */
+static int metadata_for(uint64_t data_offset, int hint)
+{
+	if (data_offset == 0)
+		return hint == 90 ? 90 : 100;
+	return hint == 110 ? 110 : 120;
+}
+
+static uint64_t smallest_used(const struct probe_candidate *c, const struct probe_member *m)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (int r = 0; r < c->spec.raid_disks; r++) {
+		int i = c->spec.order[r];
+		if (i >= 0 && m[i].sectors < least)
+			least = m[i].sectors;
+	}
+	return least == UINT64_MAX ? 0 : least;
+}
+
+void probe_candidate_finish(struct probe_candidate *c, const struct probe_member *m,
+			    const struct probe_hints *h)
+{
+	struct geometry_spec *s = &c->spec;
+
+	if (s->data_offset == UINT64_MAX)
+		return;
+	c->metadata = metadata_for(s->data_offset, h->metadata);
+	/* md keeps whole chunks of each member; a mirror's size mdadm rounds to 64 KiB */
+	uint32_t round = s->chunk_sectors ? s->chunk_sectors : 128;
+	const struct super_ops *ops = super_ops_of(c->metadata == 90 ? 0 : 1);
+	int minor = c->metadata == 90 ? 90 : c->metadata - 100;
+	s->size = ops->data_room(minor, smallest_used(c, m), s->data_offset) / round * round;
+}
+
+/* A candidate the user's -l -n -c -p -e --data-offset rule out. */
+static bool against_hints(const struct probe_candidate *c, const struct probe_hints *h)
+{
+	const struct geometry_spec *s = &c->spec;
+	bool known_offset = s->data_offset != UINT64_MAX;
+
+	return (h->level >= 0 && s->level != h->level) ||
+	       (h->raid_disks && s->raid_disks != h->raid_disks) ||
+	       (h->chunk_sectors && s->chunk_sectors && s->chunk_sectors != h->chunk_sectors) ||
+	       (h->layout >= 0 && s->layout >= 0 && s->layout != h->layout) ||
+	       (h->data_offset != UINT64_MAX && known_offset && s->data_offset != h->data_offset) ||
+	       (h->metadata && known_offset && (s->data_offset == 0) != (h->metadata <= 100));
+}
+
+static void keep_hinted(struct probe_result *r, const struct probe_hints *h)
+{
+	int kept = 0;
+
+	for (int i = 0; i < r->ncand; i++)
+		if (!against_hints(&r->cand[i], h))
+			r->cand[kept++] = r->cand[i];
+	r->ncand = kept;
+}
+
+void probe_outcome_note(struct probe_outcome *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->nnotes == PROBE_MAX_EVIDENCE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->notes[o->nnotes++], PROBE_LINE, fmt, ap);
+	va_end(ap);
+}
+
+/* Members of unequal size: the size proposed is the smallest's, and a
+ * member much larger (by more than the 1 % mdadm lets pass without
+ * --force) may belong to another array, so no answer is sure. */
+static void weigh_sizes(struct probe_outcome *o)
+{
+	const struct probe_member *small = NULL, *large = NULL;
+
+	for (int i = 0; i < o->nmembers; i++) {
+		const struct probe_member *m = &o->members[i];
+		if (!m->path)
+			continue;
+		if (!small || m->sectors < small->sectors)
+			small = m;
+		if (!large || m->sectors > large->sectors)
+			large = m;
+	}
+	if (!small || small->sectors == large->sectors)
+		return;
+	o->uneven = (large->sectors - small->sectors) * 100 > large->sectors;
+	probe_outcome_note(o, "members differ in size: %s has %llu bytes, %s %llu; sizes proposed fit the smallest",
+	     large->path, (unsigned long long)large->dev.size, small->path, (unsigned long long)small->dev.size);
+}
+
+static enum probe_verdict verdict_of(const struct probe_outcome *o)
+{
+	if (o->result.ncand == 0)
+		return PROBE_NONE;
+	if (o->ngroups == 1 && o->group[0].confident && o->nunused == 0 && !o->uneven)
+		return PROBE_FOUND;
+	return PROBE_AMBIGUOUS;
+}
+
+void probe_settle(struct probe_outcome *o)
+{
+	o->ngroups = o->nunused = o->nnotes = 0;
+	o->uneven = false;
+	weigh_sizes(o);
+	probe_find_arrays(o);
+	probe_weigh_supers(o);
+	o->verdict = verdict_of(o);
+}
+
+/* The members a complete candidate's order names are all it holds: said
+ * so in its uses, two modules that found the same geometry (one naming
+ * the members, one not) merge into one candidate with both evidences. */
+static void merge_alike(struct probe_result *r)
+{
+	struct probe_result kept = { .nundecided = r->nundecided };
+
+	memcpy(kept.undecided, r->undecided, sizeof(r->undecided));
+	for (int i = 0; i < r->ncand; i++) {
+		struct probe_candidate *c = &r->cand[i];
+		if (probe_candidate_complete(c)) {
+			memset(c->uses, 0, sizeof(c->uses));
+			for (int k = 0; k < c->spec.raid_disks; k++)
+				if (c->spec.order[k] >= 0)
+					c->uses[c->spec.order[k]] = true;
+		}
+		probe_result_add(&kept, c);
+	}
+	*r = kept;
+}
+
+/* Rows enough for their parity to speak against a candidate. */
+#define VERIFY_MIN_ROWS 8
+
+/* Each complete RAID6 candidate's P and Q recomputed on the sampled rows:
+ * content alone cannot tell layouts that place the data alike (md's RAID6
+ * layouts and DDF's), Q's order can.  The share of rows that bear a
+ * candidate out bounds its score.  A RAID4/5's members XOR to zero
+ * wherever P may sit, so its P tells nothing more here. */
+static int weigh_parity(struct probe_outcome *o, struct diag *d)
+{
+	for (int i = 0; i < o->result.ncand; i++) {
+		struct probe_candidate *c = &o->result.cand[i];
+		int checked, fitting;
+		if (c->spec.level != MD_LEVEL_RAID6 || !probe_candidate_complete(c))
+			continue;
+		if (probe_verify_parity(&o->sample, c, &checked, &fitting, d) < 0)
+			return -1;
+		if (checked < VERIFY_MIN_ROWS)
+			continue;
+		double share = (double)fitting / checked;
+		if (share < c->score)
+			c->score = share;
+		probe_candidate_evidence(c, "P and Q recomputed as this layout places the data: %d/%d rows sampled agree",
+					 fitting, checked);
+	}
+	return 0;
+}
+
+static int gather(struct probe_outcome *o, const struct probe_hints *h, struct diag *d)
+{
+	if (probe_parity(&o->sample, h, &o->result, d) < 0 || probe_mirror(&o->sample, h, &o->result, d) < 0 ||
+	    probe_content(&o->sample, h, &o->result, d) < 0)
+		return -1;
+	keep_hinted(&o->result, h);
+	for (int i = 0; i < o->result.ncand; i++)
+		probe_candidate_finish(&o->result.cand[i], o->members, h);
+	if (weigh_parity(o, d) < 0)
+		return -1;
+	merge_alike(&o->result);
+	return 0;
+}
+
+int probe_run(char *const *paths, int n, const struct probe_hints *h, struct progress *p,
+	      struct probe_outcome *o, struct diag *d)
+{
+	uint64_t budget = h->deep ? PROBE_DEEP_SAMPLE_BYTES : PROBE_SAMPLE_BYTES;
+
+	memset(o, 0, sizeof(*o));
+	if (n < 1 || n > ST_MAX_DISKS)
+		return diag_fail(d, "%d members given; the probe takes 1 to %d", n, ST_MAX_DISKS);
+	o->members = calloc((size_t)n, sizeof(*o->members));
+	if (!o->members)
+		return diag_fail(d, "out of memory for %d members", n);
+	if (probe_members_open(paths, n, o->members, d) < 0) {
+		free(o->members);
+		o->members = NULL;
+		return -1;
+	}
+	o->nmembers = n;
+	if (p)
+		progress_start(p, p->mode, p->tool, "sampling each member", budget);
+	int rc = probe_sample_read_shown(&o->sample, o->members, n, budget, p, d);
+	if (p)
+		progress_finish(p);
+	if (rc < 0 || gather(o, h, d) < 0) {
+		probe_outcome_free(o);
+		return -1;
+	}
+	probe_settle(o);
+	return 0;
+}
+
+void probe_outcome_free(struct probe_outcome *o)
+{
+	probe_sample_free(&o->sample);
+	if (o->members)
+		probe_members_close(o->members, o->nmembers);
+	free(o->members);
+	o->members = NULL;
+	o->nmembers = 0;
+}
