@@ -1,6 +1,9 @@
 #!/usr/bin/env bats
 # --geometry SPEC: the read-only tools read members whose superblocks are
 # gone as the SPEC describes them, and give md's bytes.
+# The plain suite runs it; under ASan and UBSan the same code runs in the unit
+# tests (test_geometry_spec, test_spec_array, test_probe_*) and fuzz_probe.
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

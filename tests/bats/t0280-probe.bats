@@ -2,6 +2,9 @@
 # stripe-probe: what it answers for input it cannot make an array of, that
 # it never writes, and the shape of its report.  Small random members: the
 # probe's evidence is real data, never the fixtures' pattern.
+# The plain suite runs it; under ASan and UBSan the same code runs in the unit
+# tests (test_geometry_spec, test_spec_array, test_probe_*) and fuzz_probe.
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers

@@ -3,6 +3,9 @@
 # sets whose superblock areas were zeroed, and on an ext4 array of real
 # files: the geometry it gives first reads md's bytes back.  Run through
 # tests/tools/probe_evidence, which prints the candidates as SPEC lines.
+# The plain suite runs it; under ASan and UBSan the same code runs in the unit
+# tests (test_geometry_spec, test_spec_array, test_probe_*) and fuzz_probe.
+# suite: plain
 
 bats_require_minimum_version 1.5.0
 load helpers
