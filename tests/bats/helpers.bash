@@ -162,6 +162,26 @@ copy_set() {
 	in_role_order "$BATS_TEST_TMPDIR/$1"/member*.img
 }
 
+# zeroed_set SET: a copy of a fixture set, members in role order, with what
+# md keeps outside the data zeroed, as a lost array's members are: 1.1/1.2
+# everything before the data offset, 0.90/1.0 everything after the data (the
+# last 128 KiB the probe's issue names, cut where these small members keep
+# data in it).
+zeroed_set() {
+	local set=$1 m off end
+	off=$(manifest "$set" member0.data_offset_sectors)
+	end=$(manifest "$set" component_size_kib)
+	for m in $(copy_set "$set"); do
+		if [ "$off" -gt 0 ]; then
+			dd if=/dev/zero of="$m" bs=512 count="$off" conv=notrunc status=none
+		else
+			dd if=/dev/zero of="$m" bs=1024 seek="$end" count=$(($(stat -c %s "$m") / 1024 - end)) \
+				conv=notrunc status=none
+		fi
+		echo "$m"
+	done
+}
+
 # bitmap_chunk BYTES MEMBER...: each 1.2 member's bitmap made to count
 # BYTES a bit, its first bits clear: more bits on small members than
 # mdadm's 64 MiB chunk gives.  The bitmap is at sector 16 (8 after the

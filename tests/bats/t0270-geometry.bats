@@ -33,24 +33,6 @@ spec_of() {
 		"$(manifest "$set" member0.data_offset_sectors)" "$(manifest "$set" component_size_kib)" "$order"
 }
 
-# zeroed_set SET: a copy of the set with its superblock areas zeroed, as a
-# --zero-superblock or a reinstall leaves them: 1.1/1.2 everything before
-# the data offset, 0.90/1.0 everything after the data (the last 128 KiB the
-# issue names, cut where these small members keep data in it).
-zeroed_set() {
-	local set=$1 m off end
-	off=$(manifest "$set" member0.data_offset_sectors)
-	end=$(manifest "$set" component_size_kib)
-	for m in $(copy_set "$set"); do
-		if [ "$off" -gt 0 ]; then
-			dd if=/dev/zero of="$m" bs=512 count="$off" conv=notrunc status=none
-		else
-			dd if=/dev/zero of="$m" bs=1024 seek="$end" count=$(($(stat -c %s "$m") / 1024 - end)) \
-				conv=notrunc status=none
-		fi
-		echo "$m"
-	done
-}
 
 @test "read --geometry of a 1.2 set with its superblocks zeroed gives md's bytes" {
 	local set=r6-5d-64k-ls-1.2

@@ -118,22 +118,9 @@ needs_evidence() {
 	done
 }
 
-# zeroed_copy SET: a copy of a fixture set with its superblock areas
-# zeroed (1.1/1.2 before the data offset, 0.90/1.0 after the data), the
-# members listed in a shuffled order.
+# zeroed_copy SET: zeroed_set's copy, the members listed in a shuffled order.
 zeroed_copy() {
-	local set=$1 m off end
-	off=$(manifest "$set" member0.data_offset_sectors)
-	end=$(manifest "$set" component_size_kib)
-	for m in $(copy_set "$set"); do
-		if [ "$off" -gt 0 ]; then
-			dd if=/dev/zero of="$m" bs=512 count="$off" conv=notrunc status=none
-		else
-			dd if=/dev/zero of="$m" bs=1024 seek="$end" count=$(($(stat -c %s "$m") / 1024 - end)) \
-				conv=notrunc status=none
-		fi
-		echo "$m"
-	done | shuf
+	zeroed_set "$1" | shuf
 }
 
 # answer_sha: the sha256 of what the probe's --geometry line (in $output,

@@ -14,23 +14,6 @@ setup_file() {
 	fixtures_ready
 }
 
-# zeroed_set SET: a copy of the set, members in role order, with what md
-# keeps outside the data zeroed: 1.1/1.2 everything before the data offset,
-# 0.90/1.0 everything after the component.
-zeroed_set() {
-	local set=$1 m off end
-	off=$(manifest "$set" member0.data_offset_sectors)
-	end=$(manifest "$set" component_size_kib)
-	for m in $(copy_set "$set"); do
-		if [ "$off" -gt 0 ]; then
-			dd if=/dev/zero of="$m" bs=512 count="$off" conv=notrunc status=none
-		else
-			dd if=/dev/zero of="$m" bs=1024 seek="$end" count=$(($(stat -c %s "$m") / 1024 - end)) \
-				conv=notrunc status=none
-		fi
-		echo "$m"
-	done
-}
 
 # first_spec SIZE MEMBER...: the probe's first candidate as a SPEC, with the
 # component size the search would set (the evidence leaves it to search).

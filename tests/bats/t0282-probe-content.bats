@@ -9,6 +9,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load probe-helpers
 
 setup_file() {
 	local mk=$TOP/tests/probe/make-ext4-array d=$BATS_FILE_TMPDIR
@@ -23,28 +24,8 @@ setup_file() {
 	"$mk" --zero "$d/r10"
 }
 
-# probe DIR [ARGS...] -- MEMBER...: the candidates, run in DIR.
-probe() {
-	local dir=$1
-	shift
-	cd "$BATS_FILE_TMPDIR/$dir" && "$TTOOLS/probe-content" "$@"
-}
 
-# canon DIR: DIR/truth as the probe prints a candidate (size left to the
-# search; a raid0's truth says 0).
-canon() {
-	local truth
-	truth=$(sed 's/size=0s/size=1024K/' "$BATS_FILE_TMPDIR/$1/truth")
-	"$TTOOLS/probe-content" --canon "$truth" | cut -d' ' -f2
-}
 
-# top: the best candidate's SPEC in $output, and its score in $score.
-top() {
-	local line
-	line=$(grep -m1 '^[01]\.[0-9]* level=' <<<"$output")
-	score=${line%% *}
-	spec=${line#* }
-}
 
 @test "a zeroed RAID5's ext4 gives its exact geometry on top, from the filesystem alone" {
 	run -0 probe r5 m0.img m1.img m2.img m3.img m4.img

@@ -8,6 +8,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load probe-helpers
 
 setup_file() {
 	local mk=$TOP/tests/probe/make-ext4-array d=$BATS_FILE_TMPDIR
@@ -24,26 +25,8 @@ setup_file() {
 	fi
 }
 
-probe() {
-	local dir=$1
-	shift
-	cd "$BATS_FILE_TMPDIR/$dir" && "$TTOOLS/probe-content" "$@"
-}
 
-# canon DIR: DIR/truth as the probe prints a candidate (size left to the search).
-canon() {
-	local truth
-	truth=$(sed 's/size=0s/size=1024K/' "$BATS_FILE_TMPDIR/$1/truth")
-	"$TTOOLS/probe-content" --canon "$truth" | cut -d' ' -f2
-}
 
-# top: the best candidate's SPEC in $spec and its score in $score.
-top() {
-	local line
-	line=$(grep -m1 '^[01]\.[0-9]* level=' <<<"$output")
-	score=${line%% *}
-	spec=${line#* }
-}
 
 need_xfs() {
 	command -v mkfs.xfs >/dev/null || skip "mkfs.xfs (xfsprogs) is not installed"
