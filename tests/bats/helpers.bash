@@ -65,7 +65,7 @@ plain_suite_only() {
 # in_sample I N: whether item I of an exhaustive sweep is visited.  make
 # check-full (STRIPE_FULL set) visits every item; make check one in N, those
 # with (I + STRIPE_SAMPLE_SEED) divisible by N, so that it stays fast and
-# another seed visits others; its sanitized run one in 2N, as it looks for
+# another seed visits others; its sanitized run one in 3N, as it looks for
 # memory errors on paths the plain run's sample shows right.  A two-way
 # sweep passes the difference of its two indexes (I = a - b + N * something)
 # to visit a diagonal: every value of each index, in a different pairing for
@@ -75,7 +75,7 @@ SWEPT_ITEMS=0 SWEPT_VISITS=0
 in_sample() {
 	local n=$2
 	SWEPT_ITEMS=$((SWEPT_ITEMS + 1))
-	in_plain_suite || n=$((n * 2))
+	in_plain_suite || n=$((n * 3))
 	[ -n "${STRIPE_FULL:-}" ] || (((($1 + ${STRIPE_SAMPLE_SEED:-0}) % n + n) % n == 0)) || return 1
 	SWEPT_VISITS=$((SWEPT_VISITS + 1))
 }
