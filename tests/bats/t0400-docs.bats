@@ -117,6 +117,13 @@ offered() {
 	done
 }
 
+@test "every man page stands in its section's folder too, where man -M man finds it" {
+	local page
+	for page in "$MAN"/*.[1-8]; do
+		[ "$MAN/man${page##*.}/${page##*/}" -ef "$page" ] || fail "$page is not in $MAN/man${page##*.}/"
+	done
+}
+
 @test "every man page has the sections a reader looks for" {
 	local page s
 	for t in $(tools); do
