@@ -67,7 +67,7 @@ survivors() {
 }
 
 @test "two writers and a reader through a loop-mounted ext4 lose nothing, and the array stays consistent" {
-	local secs=${STRIPE_MAP_LOAD_SECONDS:-20} end
+	local secs=${STRIPE_MAP_LOAD_SECONDS:-8} end
 	[ -z "${STRIPE_FULL:-}" ] || secs=${STRIPE_MAP_LOAD_SECONDS:-60}
 	stripe-create -q -l 5 -c 64K --image-size 96M "$D"/m{0,1,2,3}.img
 	M=("$D"/m{0,1,2,3}.img)
