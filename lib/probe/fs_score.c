@@ -226,6 +226,21 @@ static double part(unsigned good, unsigned all)
 	return all ? (double)good / all : 1;
 }
 
+/* A checksum that fails where a geometry puts its block is near proof
+ * against it: a sound filesystem fails none under its own geometry.  A
+ * wrong one can still verify most of what it reads, where the chunk it
+ * takes for data is its row's parity and the row's other chunks are
+ * unused (P is then a copy of the one in use): large chunks on a young
+ * filesystem make most rows so.  Each failure halves the score. */
+static double failures_weigh(unsigned failed)
+{
+	double w = 1;
+
+	for (unsigned i = 0; i < failed && w > 0x1p-30; i++)
+		w /= 2;
+	return w;
+}
+
 /* The parts multiply: descriptors all lie in the first chunk and say
  * little of the rest, while one directory that fails under a geometry
  * stops the walk, whose few reads must then weigh as much as many. */
@@ -235,7 +250,8 @@ double fs_tally_score(const struct fs_tally *t)
 		return 0;
 	return part(t->desc_verified, t->desc_verified + t->desc_failed) *
 	       part(t->backups_found, t->backups_expected) *
-	       part(t->walk_verified, t->walk_verified + t->walk_failed);
+	       part(t->walk_verified, t->walk_verified + t->walk_failed) *
+	       failures_weigh(t->desc_failed + t->walk_failed);
 }
 
 void fs_tally_line(const struct fs_tally *t, char *buf, size_t len)

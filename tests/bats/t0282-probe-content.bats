@@ -97,6 +97,20 @@ setup_file() {
 	assert_output --regexp '0\.000 level=5,chunk=128K,[^ ]*order=1:0:2:4:3'
 }
 
+@test "a checksum that fails under an order reading a row's parity as data outweighs the many that verify" {
+	local mk=$TOP/tests/probe/make-ext4-array d=$BATS_TEST_TMPDIR/big wrong
+	# 1M chunks on a young ext4: most rows hold one chunk in use, so
+	# their parity is a copy of it and an order that takes m4 (P) for
+	# data chunk 2 reads the same bytes there but in a few rows
+	"$mk" "$d" 32M -l 5 -n 5 -c 1M -p parity-last -e 1.2 >/dev/null
+	"$mk" --zero "$d"
+	cd "$d"
+	wrong=$(sed 's/order=.*/order=0:1:4:3:2/' truth)
+	run -0 "$TTOOLS/probe-content" --given "$wrong" m0.img m1.img m2.img m3.img m4.img
+	assert_output --regexp '(^|'$'\n'')1\.000 level=5,chunk=1M,layout=parity-last,[^ ]*order=0:1:2:3:4'
+	assert_output --regexp '(^|'$'\n'')0\.([0-4][0-9]{2}|500) level=5,chunk=1M,layout=parity-last,[^ ]*order=0:1:4:3:2'
+}
+
 @test "the evidence reads a few MiB per member beyond the sample, not the members" {
 	run -0 probe r6 m0.img m1.img m2.img m3.img m4.img m5.img
 	local sample=$(sed -n 's/^sample: //p' <<<"$output") read=$(sed -n 's/^read: //p' <<<"$output")
