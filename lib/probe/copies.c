@@ -239,16 +239,6 @@ static int read_prints(struct probe_sample *s, const struct copy_map *cm, uint64
 	return 0;
 }
 
-static uint64_t smallest_member(const struct probe_sample *s)
-{
-	uint64_t least = UINT64_MAX;
-
-	for (int m = 0; m < s->nmembers; m++)
-		if (s->members[m].path && s->members[m].dev.size < least)
-			least = s->members[m].dev.size;
-	return least;
-}
-
 /* Checks a far shift on the head rows: member a's block at o is member
  * next[a]'s at o + shift. */
 static int check_far(struct probe_sample *s, const struct copy_map *cm, uint64_t start, struct copy_shift *cs,
@@ -276,7 +266,7 @@ static int check_far(struct probe_sample *s, const struct copy_map *cm, uint64_t
 int copies_far_shift(struct probe_sample *s, const struct copy_map *cm, uint64_t doff, struct copy_shift *best,
 		     struct diag *d)
 {
-	uint64_t start = doff * 512, size = smallest_member(s);
+	uint64_t start = doff * 512, size = probe_smallest_member(s);
 	int (*votes)[COPIES_MAX];
 	int rc = 0;
 

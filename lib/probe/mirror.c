@@ -199,7 +199,7 @@ int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct pro
 	if (h->level >= 0 && h->level != MD_LEVEL_RAID1 && h->level != MD_LEVEL_RAID10)
 		return 0;
 	copies_same_offset(s, &cm);
-	if (!cm.rows || !probe_offsets(h, cm.first, offs))
+	if (!cm.rows || !probe_offsets(h, probe_smallest_member(s), cm.first, offs))
 		return 0;
 	uint64_t doff = offs[0];
 	int ng = mirror_groups(&cm, group, size);
@@ -227,7 +227,7 @@ int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct pro
 	}
 	if (!level_allowed(h, MD_LEVEL_RAID10, R10_FAR2))
 		return 0;
-	for (int i = 0; i < probe_offsets(h, cm.first, offs); i++) {
+	for (int i = 0; i < probe_offsets(h, probe_smallest_member(s), cm.first, offs); i++) {
 		int found = copies_far_shift(s, &cm, offs[i], &cs, d);
 		if (found < 0)
 			return -1;

@@ -149,7 +149,7 @@ static int probe_set(const struct probe_sample *s, const struct parity_set *set,
 		obs_free(&sr.obs);
 		return -1;
 	}
-	int noffs = probe_offsets(h, sr.first, offs);
+	int noffs = probe_offsets(h, probe_smallest_member(s), sr.first, offs);
 	/* with --deep every MiB below the first data is an offset; the data
 	 * begins at or just past its offset (a filesystem's head is written),
 	 * so the nearest few are tried, each a whole search of the layouts */

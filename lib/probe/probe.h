@@ -114,6 +114,9 @@ void probe_result_undecided(struct probe_result *r, const char *fmt, ...)
 void probe_candidate_evidence(struct probe_candidate *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The size in bytes of the smallest member given (0 with none present). */
+uint64_t probe_smallest_member(const struct probe_sample *s);
+
 /* Reads len bytes at off of member i, from the windows when they hold
  * them and from the member otherwise (counted in bytes_read).  Fails for a
  * missing member or a range beyond its end. */

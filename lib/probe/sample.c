@@ -73,6 +73,11 @@ static uint64_t smallest_member(const struct probe_member *m, int n)
 	return least == UINT64_MAX ? 0 : least;
 }
 
+uint64_t probe_smallest_member(const struct probe_sample *s)
+{
+	return smallest_member(s->members, s->nmembers);
+}
+
 static int add_window(struct probe_sample *s, uint64_t off, size_t len, struct diag *d)
 {
 	struct probe_window *w = &s->windows[s->nwindows];
