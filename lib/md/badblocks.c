@@ -172,6 +172,18 @@ static void subtract_one(uint64_t s, uint64_t e, const struct bad_range *done, i
 		out[(*n)++] = (struct bad_range){ s, e - s };
 }
 
+/* An emptied log is no longer in use: the kernel's super_1_sync starts
+ * from a feature map of 0 and sets BAD_BLOCKS only while entries are
+ * left, so md's next superblock write drops the bit (and mdadm
+ * --examine-badblocks says the list is empty).  Nothing else may write
+ * this superblock (a repair of part of the array), so it is written now. */
+static int log_emptied(struct dev *dv, struct md_super *sb, struct diag *d)
+{
+	sb->raw.v1.feature_map &= ~(uint32_t)SB1_FEAT_BAD_BLOCKS;
+	super_seal(sb);
+	return super_write(dv, sb, d);
+}
+
 int badblocks_clear(struct dev *dv, struct md_super *sb, const struct bad_range *done, int ndone,
 		    int *cleared, struct diag *d)
 {
@@ -199,6 +211,8 @@ int badblocks_clear(struct dev *dv, struct md_super *sb, const struct bad_range 
 			(*cleared)++;
 	}
 	rc = *cleared ? write_log(dv, sb, left, n, d) : 0;
+	if (rc == 0 && *cleared && n == 0)
+		rc = log_emptied(dv, sb, d);
 	free(left);
 	badblocks_free(&bb);
 	return rc;

@@ -34,9 +34,9 @@ int badblocks_write(struct dev *dv, struct md_super *sb, const struct bad_range 
 /* Takes the ranges of done (device sectors, in order) out of the member's
  * log, as md does once they are rewritten: entries they cover go, those
  * they cover in part shrink or split.  The log is rewritten only when an
- * entry changed; *cleared says how many did.  An emptied log stays marked
- * in use, as the kernel leaves it until its next superblock update; md
- * reads it as empty.  A member without a log: nothing to do. */
+ * entry changed; *cleared says how many did.  An emptied log is marked
+ * no longer in use, with a superblock write, as the kernel's next
+ * superblock update marks it.  A member without a log: nothing to do. */
 int badblocks_clear(struct dev *dv, struct md_super *sb, const struct bad_range *done, int ndone,
 		    int *cleared, struct diag *d);
 

@@ -14,19 +14,26 @@
 #define GPT_ENTRIES_IN_CHUNK 24u     /* entries LBA 2 starts with inside a 4 KiB chunk 0 */
 #define LVM_LABEL_SECTORS 4u         /* the label lies in one of the first four */
 #define LVM_AREAS_MAX 8u
+#define LVM_CRC_FROM 20u             /* the label's checksum covers it from its offset field on */
+#define LVM_CRC_INITIAL 0xf597a6cfu  /* and starts from this, not inverted at either end */
 
-/* GPT's header checksum: the CRC-32 of zlib and Ethernet (reflected,
- * polynomial 0xedb88320), over the header with its own field zero. */
-static uint32_t crc32_ieee(const uint8_t *p, size_t len)
+/* The reflected CRC-32 of polynomial 0xedb88320 from crc, with no
+ * inversion: GPT's (zlib's) starts from ~0 and inverts the result,
+ * LVM2's label checksum starts from LVM_CRC_INITIAL. */
+static uint32_t crc32_from(uint32_t crc, const uint8_t *p, size_t len)
 {
-	uint32_t crc = ~0u;
-
 	for (size_t i = 0; i < len; i++) {
 		crc ^= p[i];
 		for (int b = 0; b < 8; b++)
 			crc = crc >> 1 ^ (0xedb88320u & -(crc & 1));
 	}
-	return ~crc;
+	return crc;
+}
+
+/* GPT's header checksum, over the header with its own field zero. */
+static uint32_t crc32_ieee(const uint8_t *p, size_t len)
+{
+	return ~crc32_from(~0u, p, len);
 }
 
 static bool gpt_header_ok(const uint8_t *sec)
@@ -81,21 +88,41 @@ static bool gpt(struct probe_sample *s, int member, uint64_t off, const uint8_t 
 	return true;
 }
 
-/* An LVM2 label: "LABELONE", its own sector, "LVM2 001", and the PV
- * header whose first data area is where the extents (the first LV's, as
- * lvcreate allocates) begin. */
+/* The PV's UUID as pvs prints it: its 32 characters in groups of
+ * 6-4-4-4-4-4-6; a byte that is not printable shows as '?'. */
+static void lvm2_uuid(const uint8_t *raw, char out[VOLUME_UUID])
+{
+	static const int group[] = { 6, 4, 4, 4, 4, 4, 6 };
+	int k = 0, at = 0;
+
+	for (int g = 0; g < 7; g++) {
+		if (g)
+			out[k++] = '-';
+		for (int i = 0; i < group[g]; i++, at++)
+			out[k++] = raw[at] > ' ' && raw[at] < 0x7f ? (char)raw[at] : '?';
+	}
+	out[k] = '\0';
+}
+
+/* An LVM2 label: "LABELONE", its own sector, its checksum, "LVM2 001",
+ * and the PV header (the PV's UUID, its device's size, then the data
+ * areas) whose first data area is where the extents (the first LV's, as
+ * lvcreate allocates) begin.  LVM2 reads no label whose checksum is
+ * wrong, and neither does the probe. */
 static bool lvm2(const uint8_t *sec, uint64_t off, struct volume *v)
 {
 	uint64_t own = get_le64(sec + 8);
 	uint32_t pvh = get_le32(sec + 20);
 
 	if (memcmp(sec, "LABELONE", 8) != 0 || memcmp(sec + 24, "LVM2 001", 8) != 0 || own >= LVM_LABEL_SECTORS ||
-	    off < own * VOLUME_SECTOR || pvh < 32 || pvh + 32 + 8 + 16 > VOLUME_SECTOR)
+	    off < own * VOLUME_SECTOR || pvh < 32 || pvh + 32 + 8 + 16 > VOLUME_SECTOR ||
+	    get_le32(sec + 16) != crc32_from(LVM_CRC_INITIAL, sec + LVM_CRC_FROM, VOLUME_SECTOR - LVM_CRC_FROM))
 		return false;
 	uint64_t pe_start = get_le64(sec + pvh + 40);
 	if (!pe_start || pe_start % VOLUME_SECTOR)
 		return false;
 	v->kind = VOLUME_LVM2;
+	lvm2_uuid(sec + pvh, v->uuid);
 	v->header_at = own * VOLUME_SECTOR;
 	v->fs_offset = pe_start;
 	snprintf(v->what, sizeof(v->what), "LVM2: physical volume whose extents start at sector %llu",

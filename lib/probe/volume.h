@@ -10,6 +10,7 @@
 #include "probe/probe.h"
 
 #define VOLUME_SECTOR 512u
+#define VOLUME_UUID 39u             /* LVM2's 32 characters, six dashes and the end */
 #define VOLUME_NONE UINT64_MAX       /* fs_offset of a volume whose content cannot be read (LUKS) */
 
 enum volume_kind { VOLUME_GPT, VOLUME_LVM2, VOLUME_LUKS };
@@ -26,6 +27,7 @@ struct volume {
 	uint8_t header[VOLUME_SECTOR];
 	uint64_t fs_offset;          /* array byte where what it holds begins; VOLUME_NONE */
 	uint64_t array_sectors;      /* the array's size its backup GPT header names; 0 unknown */
+	char uuid[VOLUME_UUID];      /* LVM2: the PV's UUID as pvs prints it; "" for the others */
 	char what[PROBE_LINE];       /* "GPT: partition 1 at sector 2048" */
 };
 

@@ -3,7 +3,8 @@
 # (lib/probe/volume.c, xfs.c, xfs_score.c), through tests/tools/probe-content:
 # an ext4 in a GPT partition or an LVM2 physical volume, a LUKS header, and
 # an XFS, each made by tests/probe/make-ext4-array with its md superblocks
-# zeroed.
+# zeroed; and stripe-probe itself on an ext4 in the LV of a real PV, whose
+# label and metadata pvcreate, vgcreate and lvcreate wrote (tests/fixtures/lvm2).
 # suite: plain
 
 bats_require_minimum_version 1.5.0
@@ -17,6 +18,9 @@ setup_file() {
 	"$mk" --zero "$d/gpt"
 	"$mk" -s "$TOP/lib" -P lvm "$d/lvm" 12M -l 0 -n 4 -c 32K -e 1.2 >/dev/null
 	"$mk" --zero "$d/lvm"
+	"$mk" -s "$TOP/lib" -P lvm -L "$TOP/tests/fixtures/lvm2/pv-first-mib.bin.xz" "$d/lvm-real" 12M \
+		-l 5 -n 4 -c 64K -p left-symmetric -e 1.2 >/dev/null
+	"$mk" --zero "$d/lvm-real"
 	"$mk" -P luks "$d/luks" 8M -l 5 -n 3 -c 64K -e 1.2 >/dev/null
 	"$mk" --zero "$d/luks"
 	if command -v mkfs.xfs >/dev/null; then
@@ -59,6 +63,17 @@ need_xfs() {
 	assert_equal "$spec" "$(canon lvm)"
 	assert_equal "$score" 1.000
 	assert_output --partial '  LVM2: physical volume whose extents start at sector 2048 holds the ext4'
+}
+
+@test "stripe-probe finds a zeroed RAID5 whose ext4 is in the LV of a real LVM2 PV, and its --geometry reads the array" {
+	local truth=$BATS_FILE_TMPDIR/lvm-real/truth geometry
+	cd "$BATS_FILE_TMPDIR/lvm-real"
+	run -0 stripe-probe m2.img m0.img m3.img m1.img
+	assert_output --partial '  - LVM2: physical volume whose extents start at sector 2048 holds the ext4'
+	geometry=$(sed -n 's/^  stripe-read --geometry \([^ ]*\) .*/\1/p' <<<"$output")
+	# the size as the probe words it; stripe-read checks it below
+	assert_equal "${geometry/size=*,order/order}" "$(sed 's/size=.*/order=1:3:0:2/' "$truth")"
+	[ "$(stripe-read -q --geometry "$geometry" m2.img m0.img m3.img m1.img | sha)" = "$(cat "${truth%/*}/array.sha256")" ]
 }
 
 @test "a LUKS header names the data offset and its member, and says only parity can decide the rest" {

@@ -262,6 +262,17 @@ sectors() {
 	[ "$(sectors "${M[1]}" 2184 8)" != "$(sectors $FIX/r5-4d-64k-ls-1.2/member1.img 2184 8)" ] || fail "rewritten past the range"
 }
 
+@test "repair of part of the array that clears a log's last entry marks the log no longer in use, as md's next superblock write does" {
+	command -v mdadm >/dev/null || skip "mdadm is not installed"
+	logged r5-4d-64k-ls-1.2 1 2176
+	# array bytes 327680 on: the unit with the logged sector, and no whole-array repair to mark the array clean after it
+	run stripe-check --repair --progress none --offset 327680 --length 65536 "${M[@]}"
+	assert_success
+	run mdadm --examine-badblocks "${M[1]}"
+	assert_success
+	assert_output "Bad-blocks list is empty in ${M[1]}"
+}
+
 @test "repair of raid6 rewrites ranges in two members' bad-block logs in one unit" {
 	logged r6-5d-64k-ls-1.2 1 2176
 	log_entry "${M[3]}" 0 2176

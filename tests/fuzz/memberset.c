@@ -1,10 +1,10 @@
 /* memberset: small member sets made by stripe's own create for the fuzzers,
  * and the field edits a fuzz input spells on them (see memberset.h). */
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "memberset.h"
@@ -50,6 +50,19 @@ static void die(const char *what, const char *why)
 {
 	fprintf(stderr, "memberset: %s: %s\n", what, why);
 	exit(1);
+}
+
+/* A member file in no folder: a memfd, which the tools open by its
+ * /proc/self/fd path, and which goes with the process however it ends.
+ * Files in /dev/shm were left behind: libFuzzer leaves by _Exit on a
+ * crash, a timeout or a leak, and no atexit cleanup runs then. */
+static int unnamed_file(const char *name, char path[64])
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd >= 0)
+		snprintf(path, 64, "/proc/self/fd/%d", fd);
+	return fd;
 }
 
 static long long fill(void *ctx, void *buf, size_t len, struct diag *d)
@@ -154,15 +167,13 @@ static void make_set(struct member_set *s, const struct set_recipe *r)
 	char names[SET_MAX_MEMBERS][64], *paths[SET_MAX_MEMBERS];
 	struct create_plan p;
 	struct diag d;
-	int i, fd;
+	int i, fd[SET_MAX_MEMBERS];
 
 	for (i = 0; i < r->n; i++) {
-		snprintf(names[i], sizeof(names[i]), "/dev/shm/fuzz-base-%d-%d.img", (int)getpid(), i);
 		paths[i] = names[i];
-		fd = open(names[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || ftruncate(fd, SET_MEMBER_BYTES) < 0)
-			die(r->what, "cannot make a member file in /dev/shm");
-		close(fd);
+		fd[i] = unnamed_file("fuzz-base", names[i]);
+		if (fd[i] < 0 || ftruncate(fd[i], SET_MEMBER_BYTES) < 0)
+			die(r->what, "cannot make a member file (memfd_create)");
 	}
 	if (create_plan(&p, &spec, paths, r->n, &d) < 0 || create_write(&p, &d) < 0)
 		die(r->what, d.msg);
@@ -173,7 +184,7 @@ static void make_set(struct member_set *s, const struct set_recipe *r)
 	s->major = r->major;
 	keep_images(s, r, paths);
 	for (i = 0; i < r->n; i++)
-		unlink(names[i]);
+		close(fd[i]);
 }
 
 int memberset_count(void)
@@ -355,27 +366,16 @@ void memberset_edit(const struct member_set *s, uint8_t *img[], const uint8_t *p
 static int fds[SET_MAX_MEMBERS];
 static char names[SET_MAX_MEMBERS][64];
 
-static void remove_files(void)
-{
-	int i;
-
-	for (i = 0; i < SET_MAX_MEMBERS; i++)
-		if (names[i][0])
-			unlink(names[i]);
-}
-
 int memberset_store(const char *tag, uint8_t *const img[], int n, char paths[][64])
 {
+	char name[64];
 	int i;
 
 	for (i = 0; i < n; i++) {
 		if (!names[i][0]) {
-			snprintf(names[i], sizeof(names[i]), "/dev/shm/fuzz-%s-%d-%d.img", tag, (int)getpid(), i);
-			fds[i] = open(names[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
-			if (fds[i] < 0)
+			snprintf(name, sizeof(name), "fuzz-%s-%d", tag, i);
+			if ((fds[i] = unnamed_file(name, names[i])) < 0)
 				return -1;
-			if (i == 0)
-				atexit(remove_files);
 		}
 		if (ftruncate(fds[i], SET_MEMBER_BYTES) < 0 ||
 		    pwrite(fds[i], img[i], SET_MEMBER_BYTES, 0) != SET_MEMBER_BYTES)

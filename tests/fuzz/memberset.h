@@ -43,8 +43,9 @@ uint8_t **memberset_scratch(void);
  * it wrong. */
 void memberset_edit(const struct member_set *s, uint8_t *img[], const uint8_t *prog, size_t len);
 
-/* Writes images to files named after tag under /dev/shm (kept open across
- * runs) and puts their paths in paths.  Returns 0, or -1 on an I/O error. */
+/* Writes images to memfd files named after tag (made on first use, kept
+ * open across runs, in no folder) and puts their /proc/self/fd paths in
+ * paths.  Returns 0, or -1 on an I/O error. */
 int memberset_store(const char *tag, uint8_t *const img[], int n, char paths[][64]);
 
 #endif

@@ -8,43 +8,12 @@
 #include "raid/readplan.h"
 #include "tap.h"
 #include "image_array.h"
+#include "splice_read.h"
 
 #define RUNS 512
 #define PIPE_BYTES (512u << 10)
 
 static char dir[] = "/tmp/test_readplan.XXXXXX";
-
-/* Plans [off, off + len), splices it and reads it back: whether that gave
- * the pattern's bytes. */
-static bool splice_gives_pattern(struct array *a, uint64_t off, size_t len)
-{
-	struct member_run r[RUNS];
-	uint8_t *got = malloc(len);
-	int fds[2], n;
-	size_t at = 0, i;
-	bool same = false;
-
-	if (!got || readplan_pipe(fds, PIPE_BYTES) < 0) {
-		free(got);
-		return false;
-	}
-	n = readplan_make(a, off, len, r, RUNS);
-	if (n > 0 && readplan_splice(fds[1], r, n) == 0) {
-		while (at < len) {
-			ssize_t k = read(fds[0], got + at, len - at);
-
-			if (k <= 0)
-				break;
-			at += (size_t)k;
-		}
-		for (same = at == len, i = 0; same && i < len; i++)
-			same = got[i] == pattern_byte(off + i);
-	}
-	close(fds[0]);
-	close(fds[1]);
-	free(got);
-	return same;
-}
 
 static int pipe_holds(int rfd)
 {

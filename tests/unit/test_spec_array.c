@@ -4,12 +4,11 @@
  * of order, with a role missing, and not under a wrong order. */
 #include "md/geometry_spec.h"
 #include "raid/engineset.h"
-#include "raid/readplan.h"
 #include "tap.h"
 #include "image_array.h"
+#include "splice_read.h"
 
 #define MEMBERS 4
-#define RUNS 512
 
 static char dir[] = "/tmp/test_spec_array.XXXXXX";
 
@@ -49,39 +48,6 @@ static bool engines_give_pattern(struct array *a)
 		for (size_t i = 0; same && i < len; i++)
 			same = got[i] == pattern_byte(i);
 	}
-	free(got);
-	return same;
-}
-
-/* Whether a read planned as member runs and spliced, as stripe-map
- * answers a healthy read, gives the pattern at off. */
-static bool splice_gives_pattern(struct array *a, uint64_t off, size_t len)
-{
-	struct member_run r[RUNS];
-	uint8_t *got = malloc(len);
-	int fds[2], n;
-	size_t at = 0;
-	bool same = false;
-
-	if (!got || readplan_pipe(fds, len) < 0) {
-		free(got);
-		return false;
-	}
-	n = readplan_make(a, off, len, r, RUNS);
-	if (n > 0 && readplan_splice(fds[1], r, n) == 0) {
-		while (at < len) {
-			ssize_t k = read(fds[0], got + at, len - at);
-
-			if (k <= 0)
-				break;
-			at += (size_t)k;
-		}
-		same = at == len;
-		for (size_t i = 0; same && i < len; i++)
-			same = got[i] == pattern_byte(off + i);
-	}
-	close(fds[0]);
-	close(fds[1]);
 	free(got);
 	return same;
 }
