@@ -485,6 +485,24 @@ static void print_member_text(const struct array *a, const struct member *m,
 		       (unsigned long long)x->bblog.ranges[i].start, (unsigned long long)x->bblog.ranges[i].len);
 }
 
+/* The array's shape as the assembled view and --geometry both show it:
+ * level, layout where the level has one, chunk, devices and size. */
+static void print_shape(const struct geometry *g)
+{
+	char b[64];
+
+	FIELD("Raid Level", "%s", level_name(g->level));
+	if (g->level == 5 || g->level == 6 || g->level == 10 || (g->level == 0 && g->nzones > 1))
+		FIELD("Layout", "%s", name_or(layout_name(g->level, g->layout, b, sizeof(b)), "-unknown-"));
+	if (g->level != 1) {
+		chunk_str(g->chunk_sectors, b, sizeof(b));
+		FIELD("Chunk Size", "%s", b);
+	}
+	FIELD("Raid Devices", "%d", g->raid_disks);
+	human_size(g->array_sectors * 512, b, sizeof(b));
+	FIELD("Array Size", "%llu KiB%s", (unsigned long long)g->array_sectors / 2, b);
+}
+
 static void print_array_text(const struct array *a)
 {
 	const struct md_super *s = a->ref;
@@ -493,16 +511,7 @@ static void print_array_text(const struct array *a)
 
 	super_uuid_str(s->uuid, u);
 	printf("Array %s:\n", u);
-	FIELD("Raid Level", "%s", level_name(s->level));
-	if (s->level == 5 || s->level == 6 || s->level == 10 || (s->level == 0 && a->geo.nzones > 1))
-		FIELD("Layout", "%s", name_or(layout_name(s->level, a->geo.layout, b1, sizeof(b1)), "-unknown-"));
-	if (s->level != 1) {
-		chunk_str(s->chunk_sectors, b1, sizeof(b1));
-		FIELD("Chunk Size", "%s", b1);
-	}
-	FIELD("Raid Devices", "%d", s->raid_disks);
-	human_size(a->geo.array_sectors * 512, b1, sizeof(b1));
-	FIELD("Array Size", "%llu KiB%s", (unsigned long long)a->geo.array_sectors / 2, b1);
+	print_shape(&a->geo);
 	array_md_state(a, b1, sizeof(b1));
 	FIELD("State", "%s", b1);
 	FIELD("Events", "%llu", (unsigned long long)a->events);
@@ -759,16 +768,7 @@ static void print_spec_text(const struct array *a, const struct spec_view *v, in
 		printf("Members: %s.\n\n", SPEC_MEMBERS_NOTE);
 	printf("Array from --geometry:\n");
 	FIELD("Geometry", "%s", v->text);
-	FIELD("Raid Level", "%s", level_name(g->level));
-	if (g->level == 5 || g->level == 6 || g->level == 10 || (g->level == 0 && a->geo.nzones > 1))
-		FIELD("Layout", "%s", name_or(layout_name(g->level, a->geo.layout, b1, sizeof(b1)), "-unknown-"));
-	if (g->level != 1) {
-		chunk_str(g->chunk_sectors, b1, sizeof(b1));
-		FIELD("Chunk Size", "%s", b1);
-	}
-	FIELD("Raid Devices", "%d", g->raid_disks);
-	human_size(a->geo.array_sectors * 512, b1, sizeof(b1));
-	FIELD("Array Size", "%llu KiB%s", (unsigned long long)a->geo.array_sectors / 2, b1);
+	print_shape(&a->geo);
 	if (g->level != 0)
 		FIELD("Used Dev Size", "%llu sectors", (unsigned long long)a->geo.dev_sectors);
 	FIELD("Data Offset", "%llu sectors", (unsigned long long)g->data_offset);
