@@ -538,6 +538,15 @@ static void print_array_text(const struct array *a)
 	}
 }
 
+/* A member's role in --json: its slot, or what it is without one. */
+static void json_role(struct json *j, const struct md_super *s)
+{
+	if (s->role >= 0)
+		json_int(j, "role", s->role);
+	else
+		json_str(j, "role", s->role == ROLE_FAULTY ? "faulty" : s->role == ROLE_JOURNAL ? "journal" : "spare");
+}
+
 /* The states stripe refuses, and a reshape's fields. */
 static void json_member_unsupported(struct json *j, const struct md_super *s)
 {
@@ -613,10 +622,7 @@ static void json_member(struct json *j, const struct member *m, const struct mem
 	super_uuid_str(s->device_uuid, u);
 	json_str(j, "device_uuid", u);
 	json_int(j, "dev_number", s->dev_number);
-	if (s->role >= 0)
-		json_int(j, "role", s->role);
-	else
-		json_str(j, "role", s->role == ROLE_FAULTY ? "faulty" : s->role == ROLE_JOURNAL ? "journal" : "spare");
+	json_role(j, s);
 	json_uint(j, "events", s->events);
 	json_object(j, "checksum");
 	json_uint(j, "stored", s->csum_stored);
@@ -982,10 +988,7 @@ static void json_scan_member(struct json *j, const struct scan_member *m)
 	json_object(j, NULL);
 	json_str(j, "path", m->path);
 	json_int(j, "dev_number", s->dev_number);
-	if (s->role >= 0)
-		json_int(j, "role", s->role);
-	else
-		json_str(j, "role", s->role == ROLE_FAULTY ? "faulty" : s->role == ROLE_JOURNAL ? "journal" : "spare");
+	json_role(j, s);
 	json_uint(j, "events", s->events);
 	json_bool(j, "in_sync", super_mdadm_in_sync(s));
 	json_close(j);
