@@ -36,13 +36,19 @@ judged() {
 	[ "$output" = "$want" ] || fail "stripe: $output"$'\n'"mdadm: $want"
 }
 
-@test "--scan --brief prints mdadm -Eb's ARRAY line for every fixture set" {
+@test "--scan --brief prints mdadm -Eb's ARRAY line for every fixture set, and util-linux's members" {
 	plain_suite_only
-	local set
+	local set img
 	mkdir -p "$BATS_TEST_TMPDIR"/{md,stripe}
 	for set in $(all_sets); do
 		mdadm --examine --brief "$FIX/$set"/member*.img > "$BATS_TEST_TMPDIR/md/$set"
 		stripe-examine --scan --brief "$FIX/$set"/member*.img > "$BATS_TEST_TMPDIR/stripe/$set"
+	done
+	# blkid's test images: a 0.90 raid1 member of 2009, a 1.2 raid0 of one
+	for img in "$FIX"/util-linux/*.img; do
+		set=util-linux-$(basename "$img" .img)
+		mdadm --examine --brief "$img" > "$BATS_TEST_TMPDIR/md/$set"
+		stripe-examine --scan --brief "$img" > "$BATS_TEST_TMPDIR/stripe/$set"
 	done
 	# metadata=, UUID= and name= of each line, and the line whole, side by side
 	run awk '
