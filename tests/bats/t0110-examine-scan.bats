@@ -114,6 +114,18 @@ judged() {
 	[[ $output == "ARRAY /dev/md/it's_a_b-c  metadata=1.1 UUID="*" name=\""*":it's a b/c\"" ]]
 }
 
+@test "a member holding superblocks of two versions counts the one created last, as mdadm does" {
+	local d=$BATS_TEST_TMPDIR
+	stripe-create -q -l 1 -e 1.0 --image-size 5M "$d"/x{0,1}.img
+	stripe-create -q -l 1 -e 1.2 --image-size 5M "$d"/y{0,1}.img
+	# y0's 1.2 superblock (sector 8) onto x0, made older than x0's own 1.0
+	# (ctime at byte 64); stripe's other tools read the 1.2 one first
+	dd if="$d/y0.img" of="$d/x0.img" bs=4096 skip=1 seek=1 count=1 conv=notrunc status=none
+	"$TTOOLS/sb-patch" "$d/x0.img" 64 8 1
+	judged --brief "$d/x0.img"
+	[[ $output == *" metadata=1.0 UUID=$(stripe-examine --json "$d/x1.img" | jq -r .array.uuid) "* ]]
+}
+
 @test "--scan --json gives each array's line, identity and members, and the files that hold none" {
 	truncate -s 1M "$BATS_TEST_TMPDIR/blank.img"
 	run --separate-stderr stripe-examine --scan --json "$D"/s{0,1,2}.img "$BATS_TEST_TMPDIR/blank.img"
