@@ -18,12 +18,12 @@ struct scan_member {
 };
 
 /* An array as mdadm groups members: those whose superblocks agree on what
- * mdadm compares (super_mdadm_same_array), in the order found.  Its first member's superblock
- * speaks for it in the ARRAY line, as in mdadm. */
+ * mdadm compares (super_mdadm_same_array), in the order found.  Its first
+ * member's superblock speaks for it in the ARRAY line, as in mdadm. */
 struct scan_array {
 	int *members;                /* indexes into struct md_scan's members */
 	int nmembers;
-	int spares;                  /* members not in sync by their own superblock (super_mdadm_in_sync) */
+	int spares;                  /* members not in sync (super_mdadm_in_sync) */
 };
 
 struct md_scan {
@@ -58,8 +58,8 @@ void scan_device_name(const struct md_super *s, char *buf, size_t len);
 
 /* The array's mdadm.conf ARRAY line as mdadm prints it: brief as
  * mdadm --examine --brief, else as mdadm --examine --scan --verbose (with
- * level=, num-devices= and devices=); then "   spares=N" where members are
- * not in sync.  A name with control characters (md allows them; mdadm
+ * level=, num-devices= and devices=), "   spares=N" on the next line where
+ * members are not in sync.  A name with control characters (md allows them; mdadm
  * prints them raw, breaking the line) is left out of name= and shown as
  * '_' in the device name: the UUID alone then identifies the array. */
 void scan_print_line(FILE *out, const struct md_scan *s, const struct scan_array *a, bool brief);
