@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "md/array.h"
 #include "md/badblocks.h"
 #include "md/bitmap.h"
+#include "md/scan.h"
+#include "io/blkscan.h"
 #include "cli/cli.h"
 #include "cli/json_out.h"
 #include "cli/open_array.h"
@@ -20,6 +23,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: " TOOL " [options] MEMBER...\n"
+		"       " TOOL " --scan [--brief] [FILE...]\n"
 		"\n"
 		"Show the md superblock of each MEMBER (block device or image file) with the\n"
 		"field names of mdadm --examine, its internal bitmap and bad-block log, then\n"
@@ -34,6 +38,11 @@ static void usage(FILE *out)
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
 		"      --geometry SPEC     show the array SPEC describes, no superblock read\n"
 		"                          (see stripe-read(1))\n"
+		"  -s, --scan              find md members among the FILEs, or else among\n"
+		"                          the machine's block devices (libblkid), and\n"
+		"                          print each array's mdadm.conf ARRAY line, as\n"
+		"                          mdadm --examine --scan --verbose (devices=)\n"
+		"      --brief             the ARRAY lines as mdadm --examine --brief\n"
 		"  -q, --quiet             only the assembled array\n"
 		"  -v, --verbose           also list bad-block ranges\n"
 		"  -h, --help              show this help and exit\n"
@@ -46,7 +55,8 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: 0 the array is whole, 1 it is degraded or failed or members\n"
 		"were left out, 2 a member could not be read, or the array cannot be formed\n"
-		"or is in a state stripe does not implement.\n");
+		"or is in a state stripe does not implement.  With --scan: 0 every FILE\n"
+		"holds an md superblock, 1 some hold none, 2 one could not be opened.\n");
 }
 
 struct member_extra {
@@ -485,6 +495,24 @@ static void print_member_text(const struct array *a, const struct member *m,
 		       (unsigned long long)x->bblog.ranges[i].start, (unsigned long long)x->bblog.ranges[i].len);
 }
 
+/* The array's shape as the assembled view and --geometry both show it:
+ * level, layout where the level has one, chunk, devices and size. */
+static void print_shape(const struct geometry *g)
+{
+	char b[64];
+
+	FIELD("Raid Level", "%s", level_name(g->level));
+	if (g->level == 5 || g->level == 6 || g->level == 10 || (g->level == 0 && g->nzones > 1))
+		FIELD("Layout", "%s", name_or(layout_name(g->level, g->layout, b, sizeof(b)), "-unknown-"));
+	if (g->level != 1) {
+		chunk_str(g->chunk_sectors, b, sizeof(b));
+		FIELD("Chunk Size", "%s", b);
+	}
+	FIELD("Raid Devices", "%d", g->raid_disks);
+	human_size(g->array_sectors * 512, b, sizeof(b));
+	FIELD("Array Size", "%llu KiB%s", (unsigned long long)g->array_sectors / 2, b);
+}
+
 static void print_array_text(const struct array *a)
 {
 	const struct md_super *s = a->ref;
@@ -493,16 +521,7 @@ static void print_array_text(const struct array *a)
 
 	super_uuid_str(s->uuid, u);
 	printf("Array %s:\n", u);
-	FIELD("Raid Level", "%s", level_name(s->level));
-	if (s->level == 5 || s->level == 6 || s->level == 10 || (s->level == 0 && a->geo.nzones > 1))
-		FIELD("Layout", "%s", name_or(layout_name(s->level, a->geo.layout, b1, sizeof(b1)), "-unknown-"));
-	if (s->level != 1) {
-		chunk_str(s->chunk_sectors, b1, sizeof(b1));
-		FIELD("Chunk Size", "%s", b1);
-	}
-	FIELD("Raid Devices", "%d", s->raid_disks);
-	human_size(a->geo.array_sectors * 512, b1, sizeof(b1));
-	FIELD("Array Size", "%llu KiB%s", (unsigned long long)a->geo.array_sectors / 2, b1);
+	print_shape(&a->geo);
 	array_md_state(a, b1, sizeof(b1));
 	FIELD("State", "%s", b1);
 	FIELD("Events", "%llu", (unsigned long long)a->events);
@@ -517,6 +536,15 @@ static void print_array_text(const struct array *a)
 		if (m->state != MEMBER_ACTIVE)
 			FIELD("Left out", "%s: %s", m->path, m->reason);
 	}
+}
+
+/* A member's role in --json: its slot, or what it is without one. */
+static void json_role(struct json *j, const struct md_super *s)
+{
+	if (s->role >= 0)
+		json_int(j, "role", s->role);
+	else
+		json_str(j, "role", s->role == ROLE_FAULTY ? "faulty" : s->role == ROLE_JOURNAL ? "journal" : "spare");
 }
 
 /* The states stripe refuses, and a reshape's fields. */
@@ -594,10 +622,7 @@ static void json_member(struct json *j, const struct member *m, const struct mem
 	super_uuid_str(s->device_uuid, u);
 	json_str(j, "device_uuid", u);
 	json_int(j, "dev_number", s->dev_number);
-	if (s->role >= 0)
-		json_int(j, "role", s->role);
-	else
-		json_str(j, "role", s->role == ROLE_FAULTY ? "faulty" : s->role == ROLE_JOURNAL ? "journal" : "spare");
+	json_role(j, s);
 	json_uint(j, "events", s->events);
 	json_object(j, "checksum");
 	json_uint(j, "stored", s->csum_stored);
@@ -759,16 +784,7 @@ static void print_spec_text(const struct array *a, const struct spec_view *v, in
 		printf("Members: %s.\n\n", SPEC_MEMBERS_NOTE);
 	printf("Array from --geometry:\n");
 	FIELD("Geometry", "%s", v->text);
-	FIELD("Raid Level", "%s", level_name(g->level));
-	if (g->level == 5 || g->level == 6 || g->level == 10 || (g->level == 0 && a->geo.nzones > 1))
-		FIELD("Layout", "%s", name_or(layout_name(g->level, a->geo.layout, b1, sizeof(b1)), "-unknown-"));
-	if (g->level != 1) {
-		chunk_str(g->chunk_sectors, b1, sizeof(b1));
-		FIELD("Chunk Size", "%s", b1);
-	}
-	FIELD("Raid Devices", "%d", g->raid_disks);
-	human_size(a->geo.array_sectors * 512, b1, sizeof(b1));
-	FIELD("Array Size", "%llu KiB%s", (unsigned long long)a->geo.array_sectors / 2, b1);
+	print_shape(&a->geo);
 	if (g->level != 0)
 		FIELD("Used Dev Size", "%llu sectors", (unsigned long long)a->geo.dev_sectors);
 	FIELD("Data Offset", "%llu sectors", (unsigned long long)g->data_offset);
@@ -898,6 +914,197 @@ static int exit_status(const struct array *a, const struct member_extra *x, int 
 	return a->state != ARRAY_CLEAN ? EXIT_PROBLEM : st;
 }
 
+/* --scan: md members among the paths given (or the machine's block
+ * devices libblkid names linux_raid_member), grouped as mdadm groups them. */
+struct scan_run {
+	struct md_scan found;
+	int nskipped;
+	struct { char *path; char reason[512]; } *skipped;   /* paths holding no member */
+	int status;
+};
+
+static void scan_skip(struct scan_run *r, const char *path, const char *reason, int status)
+{
+	void *p = realloc(r->skipped, (size_t)(r->nskipped + 1) * sizeof(*r->skipped));
+
+	fprintf(stderr, TOOL ": %s\n", reason);
+	if (status > r->status)
+		r->status = status;
+	if (!p)
+		return;
+	r->skipped = p;
+	r->skipped[r->nskipped].path = strdup(path);
+	snprintf(r->skipped[r->nskipped].reason, sizeof(r->skipped[0].reason), "%s", reason);
+	r->nskipped += r->skipped[r->nskipped].path != NULL;
+}
+
+/* A path that cannot be opened is an error (2); one holding no md
+ * superblock needs attention (1), as the user named it a member. */
+static int scan_path(struct scan_run *r, const char *path)
+{
+	struct md_super sb;
+	struct dev dv = { .fd = -1 };
+	struct diag d;
+	int rc;
+
+	if (dev_open(&dv, path, DEV_READ, &d) < 0) {
+		scan_skip(r, path, d.msg, EXIT_ERROR);
+		return 0;
+	}
+	rc = scan_load(&dv, &sb, &d);
+	dev_close(&dv);
+	if (rc < 0) {
+		scan_skip(r, path, d.msg, EXIT_PROBLEM);
+		return 0;
+	}
+	if (scan_add(&r->found, path, &sb, &d) < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The ARRAY line as text, without its last newline: --json's "conf". */
+static char *conf_text(const struct md_scan *s, const struct scan_array *a, bool brief)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	scan_print_line(f, s, a, brief);
+	if (fclose(f) != 0)
+		return NULL;
+	if (len && text[len - 1] == '\n')
+		text[len - 1] = 0;
+	return text;
+}
+
+static void json_scan_member(struct json *j, const struct scan_member *m)
+{
+	const struct md_super *s = &m->sb;
+
+	json_object(j, NULL);
+	json_str(j, "path", m->path);
+	json_int(j, "dev_number", s->dev_number);
+	json_role(j, s);
+	json_uint(j, "events", s->events);
+	json_bool(j, "in_sync", super_mdadm_in_sync(s));
+	json_close(j);
+}
+
+static void json_scan_array(struct json *j, const struct md_scan *s, const struct scan_array *a, bool brief)
+{
+	const struct md_super *sb = scan_array_super(s, a);
+	char b[64], u[36], name[NAME_SHOWN], *conf = conf_text(s, a, brief);
+	int i;
+
+	json_object(j, NULL);
+	json_str(j, "metadata", super_version(sb, b, sizeof(b)));
+	super_uuid_str(sb->uuid, u);
+	json_str(j, "uuid", u);
+	if (sb->major == 1)
+		json_str(j, "name", printable_name(sb->name, name, sizeof(name)));
+	else
+		json_null(j, "name");
+	scan_device_name(sb, b, sizeof(b));
+	if (b[0])
+		json_str(j, "device", b);
+	else
+		json_null(j, "device");
+	json_str(j, "level", level_name(sb->level));
+	json_int(j, "raid_devices", sb->raid_disks);
+	json_int(j, "spares", a->spares);
+	json_str(j, "conf", conf ? conf : "");
+	free(conf);
+	json_array(j, "members");
+	for (i = 0; i < a->nmembers; i++)
+		json_scan_member(j, &s->members[a->members[i]]);
+	json_close(j);
+	json_close(j);
+}
+
+/* mdadm prints the arrays last found first. */
+static void json_scan(struct json *j, const struct scan_run *r, bool brief)
+{
+	int i;
+
+	json_array(j, "arrays");
+	for (i = r->found.narrays - 1; i >= 0; i--)
+		json_scan_array(j, &r->found, &r->found.arrays[i], brief);
+	json_close(j);
+	json_array(j, "not_members");
+	for (i = 0; i < r->nskipped; i++) {
+		json_object(j, NULL);
+		json_str(j, "path", r->skipped[i].path);
+		json_str(j, "reason", r->skipped[i].reason);
+		json_close(j);
+	}
+	json_close(j);
+}
+
+static void scan_run_free(struct scan_run *r)
+{
+	int i;
+
+	for (i = 0; i < r->nskipped; i++)
+		free(r->skipped[i].path);
+	free(r->skipped);
+	scan_free(&r->found);
+}
+
+/* The paths to look at: those given, or the block devices libblkid finds. */
+static int scan_paths(char *const *given, int n, char ***paths, bool *owned, struct diag *d)
+{
+	*owned = n == 0;
+	if (n > 0) {
+		*paths = (char **)given;
+		return n;
+	}
+	return blkscan_type("linux_raid_member", paths, d);
+}
+
+static int examine_scan(char *const *given, int ngiven, bool brief, enum output out, struct json_out *jo,
+			int quiet)
+{
+	struct scan_run r = { .status = EXIT_OK };
+	char **paths;
+	bool owned, failed = false;
+	struct diag d;
+	int n = scan_paths(given, ngiven, &paths, &owned, &d), i;
+
+	if (n < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		json_out_end(jo, 1, "error", d.msg);
+		return EXIT_ERROR;
+	}
+	for (i = 0; i < n && !failed; i++)
+		failed = scan_path(&r, paths[i]) < 0;
+	if (owned)
+		blkscan_free(paths, n);
+	if (failed) {
+		json_out_end(jo, 1, "error", NULL);
+		scan_run_free(&r);
+		return EXIT_ERROR;
+	}
+	if (!ngiven && !r.found.narrays && !quiet)
+		fprintf(stderr, TOOL ": no md member among the block devices libblkid lists%s\n",
+			geteuid() ? " (reading them needs root)" : "");
+	if (jo->on && json_out_begin(jo, 1) < 0) {
+		r.status = EXIT_ERROR;
+	} else if (jo->on) {
+		json_scan(&jo->j, &r, brief);
+		if (json_out_end(jo, 1, verdicts[r.status], NULL) < 0)
+			r.status = EXIT_ERROR;
+	}
+	for (i = r.found.narrays - 1; out == OUT_TEXT && i >= 0; i--)
+		scan_print_line(stdout, &r.found, &r.found.arrays[i], brief);
+	n = r.status;
+	scan_run_free(&r);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -905,6 +1112,8 @@ int main(int argc, char **argv)
 		{ "export", no_argument, NULL, 'e' },
 		{ "raid0-layout", required_argument, NULL, 'R' },
 		{ "geometry", required_argument, NULL, 'G' },
+		{ "scan", no_argument, NULL, 's' },
+		{ "brief", no_argument, NULL, 'b' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -915,6 +1124,7 @@ int main(int argc, char **argv)
 	struct geometry_spec spec, *given_spec = NULL;
 	enum output out = OUT_TEXT;
 	int c, quiet = 0, verbose = 0, formed, i, st;
+	bool scan = false, brief = false;
 	struct member_extra *extra;
 	struct array a;
 	struct json_out jo = { 0 };
@@ -922,7 +1132,7 @@ int main(int argc, char **argv)
 
 	atexit(cli_close_stdout);
 	cli_getopt_name(argv, TOOL);
-	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			if (json_out_option(&jo, TOOL, optarg) < 0)
@@ -950,6 +1160,8 @@ int main(int argc, char **argv)
 			}
 			given_spec = &spec;
 			break;
+		case 's': scan = true; break;
+		case 'b': brief = true; break;
 		case 'q': quiet = 1; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
@@ -957,7 +1169,11 @@ int main(int argc, char **argv)
 		default: return cli_usage_error(TOOL, NULL);
 		}
 	}
-	if (cli_need_members(TOOL, argc - optind) < 0)
+	/* --brief alone is mdadm's -Eb: the lines of the members named */
+	if ((scan || brief) && (given_spec || out == OUT_EXPORT || aopt.raid0_layout))
+		return cli_usage_error(TOOL, "--%s: not with --%s", scan ? "scan" : "brief",
+				       given_spec ? "geometry" : out == OUT_EXPORT ? "export" : "raid0-layout");
+	if (!scan && cli_need_members(TOOL, argc - optind) < 0)
 		return EXIT_ERROR;
 	/* the report must not land on a member: no document is written there */
 	if (jo.path && cli_refuse_output(TOOL, jo.path, argv + optind, argc - optind) < 0)
@@ -967,6 +1183,8 @@ int main(int argc, char **argv)
 		json_out_end(&jo, 1, "error", NULL);
 		return EXIT_ERROR;
 	}
+	if (scan || brief)
+		return examine_scan(argv + optind, argc - optind, brief, out, &jo, quiet);
 	if (given_spec)
 		return examine_spec(argv + optind, argc - optind, given_spec, out, &jo, quiet);
 	formed = array_open(&a, argv + optind, argc - optind, &aopt, &d) == 0;

@@ -178,3 +178,56 @@ int super_write(struct dev *dv, const struct md_super *sb, struct diag *d)
 		return -1;
 	return dev_sync(dv, d);
 }
+
+/* What mdadm reads of a superblock beyond struct md_super, for the lines
+ * stripe-examine --scan prints (scan.c, conf_line.c). */
+
+/* mdp_super_t's gvalid_words, which mdadm compares beside the version */
+#define SB0_GVALID_WORDS 4
+
+static bool mdadm_same1(const struct sb1 *a, const struct sb1 *b)
+{
+	return memcmp(a->set_uuid, b->set_uuid, 16) == 0 && a->ctime == b->ctime && a->level == b->level &&
+	       a->layout == b->layout && a->size == b->size && a->chunksize == b->chunksize &&
+	       a->raid_disks == b->raid_disks;
+}
+
+static bool mdadm_same0(const struct md_super *a, const struct md_super *b)
+{
+	static const int words[] = { SB0_MAJOR, SB0_MINOR, SB0_PATCH, SB0_GVALID_WORDS,
+				     SB0_CTIME, SB0_LEVEL, SB0_SIZE, SB0_RAID_DISKS };
+	size_t i;
+
+	if (!super_same_array(a, b))
+		return false;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (a->raw.v0.w[words[i]] != b->raw.v0.w[words[i]])
+			return false;
+	return true;
+}
+
+bool super_mdadm_same_array(const struct md_super *a, const struct md_super *b)
+{
+	if (a->major != b->major)
+		return false;
+	return a->major == 1 ? mdadm_same1(&a->raw.v1, &b->raw.v1) : mdadm_same0(a, b);
+}
+
+bool super_mdadm_in_sync(const struct md_super *s)
+{
+	const struct sb1 *r = &s->raw.v1;
+	uint16_t role;
+
+	if (s->major == 0)
+		return (sb0_disk(&s->raw.v0, -1, SB0_D_STATE) >> SB0_DS_SYNC) & 1;
+	/* a device number past the table is faulty to mdadm */
+	if (r->dev_number >= r->max_dev)
+		return false;
+	role = r->dev_roles[r->dev_number];
+	return role != SB1_ROLE_SPARE && role != SB1_ROLE_FAULTY && role != SB1_ROLE_JOURNAL;
+}
+
+int super_preferred_minor(const struct md_super *s)
+{
+	return s->major == 0 ? (int)s->raw.v0.w[SB0_MD_MINOR] : -1;
+}

@@ -259,4 +259,18 @@ struct sb0_view {
 /* s must be a 0.90 superblock (major 0). */
 void super0_view(const struct md_super *s, struct sb0_view *v);
 
+/* Whether mdadm takes two superblocks for members of one array (its
+ * compare_super): one version, one UUID, and the same creation time,
+ * level, size and device count; 1.x also layout and chunk, 0.90 its
+ * version words. */
+bool super_mdadm_same_array(const struct md_super *a, const struct md_super *b);
+
+/* Whether mdadm reads a member's own superblock as in sync: 1.x any role
+ * but spare, faulty and journal (a stale member's too); 0.90 its
+ * this_disk's sync bit. */
+bool super_mdadm_in_sync(const struct md_super *s);
+
+/* 0.90's preferred minor (the N of /dev/mdN); -1 for 1.x. */
+int super_preferred_minor(const struct md_super *s);
+
 #endif

@@ -105,6 +105,10 @@ bench_letter() {
 	array_letter -r --read-only stripe-map
 }
 
+@test "-s is mdadm's --scan" {
+	array_letter -s --scan stripe-examine
+}
+
 @test "-q is quiet in every array tool and script" {
 	# shellcheck disable=SC2086 # the list is words
 	array_letter -q --quiet $ARRAY_TOOLS stripe-demo

@@ -144,6 +144,15 @@ needs_root_fuse() {
 	assert_output --partial "State : clean"
 }
 
+@test "tour: stripe-examine --scan --brief gives mdadm -Eb's line for each of two arrays, exit 0" {
+	as_members r5-4d-64k-ls-1.2 dev/sdb1 dev/sdc1 dev/sdd1 dev/sde1
+	as_members r1-2d-1.2 dev/sdf1 dev/sdg1
+	example "$(tour "which arrays do these disks hold? their mdadm.conf lines (no disk named: every disk libblkid sees)")"
+	is_status 0
+	[ "${#lines[@]}" -eq 2 ]
+	assert_output "$(mdadm --examine --brief dev/sd[b-g]1)"
+}
+
 @test "tour: stripe-read with a member left out reads the array md wrote, exit 0" {
 	as_members r5-4d-64k-ls-1.2 dev/sdb1 dev/sdc1 dev/sdd1 dev/sde1
 	example "$(tour "the array as one image, with a failed member left out")"
