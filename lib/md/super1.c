@@ -478,6 +478,8 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
 	*r = ref->raw.v1;
 	r->feature_map &= ~(uint32_t)(SB1_FEAT_BAD_BLOCKS | SB1_FEAT_REPLACEMENT);
 	r->feature_map |= SB1_FEAT_RECOVERY_OFFSET;
+	if (j->replaces)
+		r->feature_map |= SB1_FEAT_REPLACEMENT;
 	r->recovery_offset = j->resume;
 	r->cnt_corrected_read = 0;
 	r->devflags = 0;
@@ -511,9 +513,11 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
 	return 0;
 }
 
+/* A replacement in sync is a member like any other: md clears its
+ * REPLACEMENT bit once the member it replaced is gone. */
 static void recovered1(struct md_super *sb, const struct md_super *ref, int role)
 {
-	sb->raw.v1.feature_map &= ~(uint32_t)SB1_FEAT_RECOVERY_OFFSET;
+	sb->raw.v1.feature_map &= ~(uint32_t)(SB1_FEAT_RECOVERY_OFFSET | SB1_FEAT_REPLACEMENT);
 	sb->raw.v1.recovery_offset = 0;
 }
 
@@ -528,6 +532,24 @@ static void record_role1(struct md_super *sb, const struct md_super *member, int
 		if (r->dev_roles[k] == role && k != number)
 			r->dev_roles[k] = SB1_ROLE_SPARE;
 	r->dev_roles[number] = (uint16_t)role;
+}
+
+/* md lists a replacement in the role it is copied into, beside the
+ * member it replaces, which keeps the role until the copy is done. */
+static void record_replacement1(struct md_super *sb, const struct md_super *member, int role)
+{
+	uint32_t number = member->raw.v1.dev_number;
+
+	if (number < sb->raw.v1.max_dev)
+		sb->raw.v1.dev_roles[number] = (uint16_t)role;
+}
+
+static void record_faulty1(struct md_super *sb, const struct md_super *member)
+{
+	uint32_t number = member->raw.v1.dev_number;
+
+	if (number < sb->raw.v1.max_dev)
+		sb->raw.v1.dev_roles[number] = SB1_ROLE_FAULTY;
 }
 
 static void keep_devices1(struct md_super *sb, const int *present, int n)
@@ -587,6 +609,8 @@ const struct super_ops super1_ops = {
 	.replacement = replacement1,
 	.recovered = recovered1,
 	.record_role = record_role1,
+	.record_replacement = record_replacement1,
+	.record_faulty = record_faulty1,
 	.keep_devices = keep_devices1,
 	.set_state = set_state1,
 	.checkpoint = checkpoint1,
