@@ -457,16 +457,23 @@ static bool taken(const struct super_joiner *j, uint32_t number)
 	return false;
 }
 
-/* A device number that holds no role in ref and no other member holds:
- * md tells members apart by it. */
-static int free_dev_number(const struct sb1 *ref, const struct super_joiner *j)
+/* A device number from first on that holds no role in ref and no other
+ * member holds: md tells members apart by it. */
+static int free_dev_number(const struct sb1 *ref, const struct super_joiner *j, uint32_t first)
 {
 	uint32_t k;
 
-	for (k = 0; k < ref->max_dev; k++)
+	for (k = first; k < ref->max_dev; k++)
 		if (ref->dev_roles[k] >= SB1_ROLE_MAX && !taken(j, k))
 			return (int)k;
-	return -1;
+	return first ? free_dev_number(ref, j, 0) : -1;
+}
+
+/* A replacement is a device added to the running array: md numbers it
+ * from raid_disks on (bind_rdev_to_array). */
+static uint32_t first_number(const struct sb1 *ref, const struct super_joiner *j)
+{
+	return j->replaces ? ref->raid_disks : 0;
 }
 
 static int replacement1(struct md_super *sb, const struct md_super *ref,
@@ -493,7 +500,7 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
 		r->bblog_size = own.bblog_size;
 		r->bblog_offset = own.bblog_offset;
 	} else {
-		number = free_dev_number(&ref->raw.v1, j);
+		number = free_dev_number(&ref->raw.v1, j, first_number(&ref->raw.v1, j));
 		if (number < 0)
 			return diag_fail(d, "%s: every one of the array's %u device numbers is taken",
 					 j->path, r->max_dev);
