@@ -40,10 +40,13 @@ judge() {
 }
 
 replace() {
-	local array new old replaced=0
-	array=$(echo "$2" | tr ' ' '\n' | sed '$d' | tr '\n' ' ')
-	new=$(echo "$2" | tr ' ' '\n' | sed -n '$p')
-	old=$(echo "$array" | cut -d' ' -f3)
+	local array="" new="" old d replaced=0
+	for d in $2; do
+		array="$array $new"
+		new=$d
+	done
+	# shellcheck disable=SC2086 # words, spaces collapsed
+	old=$(echo $array | cut -d' ' -f3)
 	# shellcheck disable=SC2086
 	mdadm --assemble /dev/md0 $array 2>&1 | sed "s/^/D: $1 | /"
 	mdadm /dev/md0 --add "$new" 2>&1 | sed "s/^/D: $1 | /"
