@@ -179,3 +179,15 @@ replaced_exactly() {
 	assert_output --partial "0.90 superblocks cannot record a replacement"
 	[ ! -e "$D/z.img" ]
 }
+
+@test "a member in sync of a raid1, a raid10 and a raid6 set is replaced by an exact copy" {
+	local s
+	for s in r1-2d-1.2 r10-4d-n2-1.2 r6-5d-64k-ls-1.2; do
+		M=($(copy_set $s))
+		stripe-rebuild -q --progress none --replace 1="$D/$s.img" "${M[@]}" || fail "$s: exit $?"
+		[ "$(data_area "$D/$s.img" | sha)" = "$(data_area "$FIX/$s/member1.img" | sha)" ] ||
+			fail "$s: the new member differs from the one it replaced"
+		M[1]=$D/$s.img
+		[ "$(stripe-read -q "${M[@]}" | sha)" = "$(manifest $s array_sha256)" ] || fail "$s: the array reads other bytes"
+	done
+}
