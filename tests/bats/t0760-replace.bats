@@ -88,6 +88,10 @@ replaced_exactly() {
 	# REPLACEMENT and RECOVERY_OFFSET; every table lists both in role 2
 	[ "$(feature_map "$D/new.img")" = 18 ]
 	[ "$(roles "${M[0]}")" = "0000 0001 0002 ffff 0003 0002" ]
+	# as mdadm --examine words a replace under way
+	run stripe-examine "$D/new.img"
+	assert_output --partial "Device Role : Replacement device 2"
+	assert_output --partial "Array State : AARA ('A' == active"
 	run stripe-rebuild --progress none "${M[@]}" "$D/new.img"
 	assert_success
 	assert_output --partial "replacing role 2, ${M[2]}, onto $D/new.img (replacement, resuming)"
