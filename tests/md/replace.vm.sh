@@ -63,11 +63,13 @@ c=0
 for job in "$@"; do
 	n=${job#*:}
 	disks=$(echo "$MDVM_DISKS" | tr ' ' '\n' | sed -n "${at},$((at + n - 1))p" | tr '\n' ' ')
+	t0=$(date +%s)
 	case ${job%%:*} in
 	judge) judge $c "$disks" ;;
 	resume) judge $c "$disks" resume ;;
 	replace) replace $c "$disks" ;;
 	esac
+	echo "T: case=$c seconds=$(($(date +%s) - t0))"
 	at=$((at + n))
 	c=$((c + 1))
 done
