@@ -134,6 +134,7 @@ replaced_exactly() {
 }
 
 @test "--dry-run says which member would be replaced onto what and changes nothing" {
+	local before
 	M=($(copy_set $SET))
 	before=$(cat "${M[@]}" | sha)
 	run stripe-rebuild --dry-run --progress none --replace 2="$D/new.img" "${M[@]}"
@@ -153,6 +154,7 @@ replaced_exactly() {
 }
 
 @test "the same replace run again after it finished has nothing to do" {
+	local before
 	M=($(copy_set $SET))
 	stripe-rebuild -q --progress none --replace 2="$D/new.img" "${M[@]}"
 	before=$(cat "${M[@]}" "$D/new.img" | sha)
@@ -163,7 +165,6 @@ replaced_exactly() {
 }
 
 @test "what md refuses to replace is refused in one line, leaving nothing behind" {
-	local z
 	M=($(copy_set r0-3d-64k-1.2))
 	run stripe-rebuild --progress none --replace 1="$D/new.img" "${M[@]}"
 	[ "$status" -eq 2 ]
@@ -177,8 +178,8 @@ replaced_exactly() {
 	run stripe-rebuild --progress none --replace 2="${M[3]}" "${M[@]}"
 	[ "$status" -eq 2 ]
 	assert_output "stripe-rebuild: ${M[3]}: an in-sync member of the array (role 3), not a replacement"
-	z=$(copy_set r5-3d-512k-ls-0.90 | head -1)
-	run stripe-rebuild --progress none --replace 1="$D/z.img" $(in_role_order "$(dirname "$z")"/member*.img)
+	M=($(copy_set r5-3d-512k-ls-0.90))
+	run stripe-rebuild --progress none --replace 1="$D/z.img" "${M[@]}"
 	[ "$status" -eq 2 ]
 	assert_output --partial "0.90 superblocks cannot record a replacement"
 	[ ! -e "$D/z.img" ]

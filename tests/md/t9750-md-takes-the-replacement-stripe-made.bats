@@ -31,9 +31,10 @@ roles() {
 	od -An -tx2 -j $((4096 + 256)) -N12 "$1" | tr -s ' ' | sed 's/^ //'
 }
 
-# field FILE OFFSET: the 4-byte (events: 8-byte) superblock field at OFFSET.
+# field FILE OFFSET [BYTES]: the superblock's integer of BYTES (4 unless
+# told) at OFFSET.
 field() {
-	od -An -tu$([ "$2" = 200 ] && echo 8 || echo 4) -j $((4096 + $2)) -N$([ "$2" = 200 ] && echo 8 || echo 4) "$1" | tr -d ' '
+	od -An -tu"${3:-4}" -j $((4096 + $2)) -N"${3:-4}" "$1" | tr -d ' '
 }
 
 setup_file() {
@@ -53,7 +54,7 @@ setup_file() {
 	truncate -s 8M "$W/2/new.img" "$W/3/new.img"
 	(ulimit -f 4096; exec stripe-rebuild -q --progress none --jobs 1 --checkpoint 0.001 \
 		--replace 2="$W/2/new.img" "$W"/2/m{0..3}.img) > "$W/2/out" 2>&1 || true
-	field "$W/2/new.img" 152 > "$W/2/recovery_offset"
+	field "$W/2/new.img" 152 8 > "$W/2/recovery_offset"
 	# stripe's superblocks as it left them, before md takes the members
 	mkdir -p "$W/stripe"
 	for d in m0 m1 m2 m3 new; do head -c 8192 "$W/0/$d.img" > "$W/stripe/$d.img"; done
@@ -67,7 +68,7 @@ setup_file() {
 		for d in stripe 3; do
 			echo "superblocks after the replace by $d (events before: $(cat "$W/fixture_events")):"
 			for f in "$W/$d"/m{0..3}.img "$W/$d/new.img"; do
-				echo "  ${f##*/}: device $(field "$f" 160) features $(field "$f" 8) events $(field "$f" 200) roles $(roles "$f")"
+				echo "  ${f##*/}: device $(field "$f" 160) features $(field "$f" 8) events $(field "$f" 200 8) roles $(roles "$f")"
 			done
 		done
 	} > "$MD_LOGS/t9750-md-takes-the-replacement-stripe-made.txt"
@@ -122,6 +123,6 @@ whole() {
 	done
 	# events: both leave the old member behind the others (by how many
 	# differs: md also counts the spare's addition and its checkpoints)
-	(($(field "$W/stripe/m2.img" 200) < $(field "$W/stripe/m0.img" 200))) &&
-		(($(field "$W/3/m2.img" 200) < $(field "$W/3/m0.img" 200)))
+	(($(field "$W/stripe/m2.img" 200 8) < $(field "$W/stripe/m0.img" 200 8))) &&
+		(($(field "$W/3/m2.img" 200 8) < $(field "$W/3/m0.img" 200 8)))
 }
