@@ -1,5 +1,6 @@
 /* stripe-rebuild: rebuild failed, missing or stale members of an md array
- * onto replacements (or in place), offline, resumable after a crash. */
+ * onto replacements (or in place), or replace members in sync, offline,
+ * resumable after a crash. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
