@@ -341,7 +341,7 @@ static int add_target(struct array *a, struct rebuild_target *t, int *n, int rol
 	 * takes a role: its own role again, or any role for a hot spare */
 	if (of_array(m) && (m->sb.role == role || m->state == MEMBER_SPARE)) {
 		t[*n].readd = true;
-		if (m->state == MEMBER_REBUILDING)
+		if (m->state == MEMBER_REBUILDING && !o->restart)
 			t[*n].resume = m->sb.recovery_offset;
 	}
 	(*n)++;

@@ -99,6 +99,19 @@ replaced_exactly() {
 	replaced_exactly
 }
 
+@test "--restart starts a stopped replace over from the start of the data area" {
+	M=($(copy_set $SET))
+	truncate -s 8M "$D/new.img"
+	run bash -c 'ulimit -f 4096; exec stripe-rebuild -q --progress none --jobs 1 --checkpoint 0.001 --replace 2="$0" "${@}"' \
+		"$D/new.img" "${M[@]}"
+	[ "$(stripe-examine --json "$D/new.img" | jq -r '.members[0].recovery_offset_sectors')" -gt 0 ]
+	run stripe-rebuild --progress none --restart --replace 2="$D/new.img" "${M[@]}"
+	assert_success
+	assert_line "replacing role 2, ${M[2]}, onto $D/new.img (replacement)"
+	assert_output --partial "$((14336 * 512)) bytes from member byte $((2048 * 512))"
+	replaced_exactly
+}
+
 @test "pages the old member cannot read are had from redundancy, and the new member is exact" {
 	local mb=$((1024 * 1024))
 	M=($(copy_set $SET))
