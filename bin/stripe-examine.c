@@ -135,26 +135,26 @@ static const char *layout_str(const struct md_super *s, char *buf, int len)
 	return buf;
 }
 
-/* The array's view of each role: 'A' held, 'R' replacing, '.' missing. */
+/* The array's view of each role: 'A' held, 'R' replacing (a 1.x table
+ * lists two devices in it, as mdadm counts them), '.' missing. */
 static void array_state_str(const struct md_super *s, char *buf, size_t len)
 {
-	int r, k, n = s->raid_disks;
+	int r, k, held, n = s->raid_disks;
 	size_t i = 0;
 
 	for (r = 0; r < n && i + 1 < len; r++) {
-		char c = '.';
-
-		for (k = 0; k < s->dev_slots; k++)
-			if (super_role_of(s, k) == r)
-				c = 'A';
-		buf[i++] = c;
+		for (held = 0, k = 0; k < s->dev_slots; k++)
+			held += super_role_of(s, k) == r;
+		buf[i++] = held == 0 ? '.' : held == 2 && s->major == 1 && s->level > 0 ? 'R' : 'A';
 	}
 	buf[i] = 0;
 }
 
 static void role_str(const struct md_super *s, char *buf, size_t len)
 {
-	if (s->role >= 0)
+	if (s->role >= 0 && s->major == 1 && (s->feature_map & SB1_FEAT_REPLACEMENT))
+		snprintf(buf, len, "Replacement device %d", s->role);
+	else if (s->role >= 0)
 		snprintf(buf, len, "Active device %d", s->role);
 	else
 		snprintf(buf, len, "%s", s->role == ROLE_FAULTY ? "faulty" : s->role == ROLE_JOURNAL ? "Journal" : "spare");

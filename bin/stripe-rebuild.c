@@ -1,5 +1,6 @@
 /* stripe-rebuild: rebuild failed, missing or stale members of an md array
- * onto replacements (or in place), offline, resumable after a crash. */
+ * onto replacements (or in place), or replace members in sync, offline,
+ * resumable after a crash. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 #include "util/json.h"
 #include "util/progress.h"
 #include "raid/rebuild.h"
+#include "raid/replace.h"
 
 #define TOOL "stripe-rebuild"
 #define MAX_PATHS 512
@@ -42,7 +44,10 @@ static void usage(FILE *out)
 		"\n"
 		"Replacements:\n"
 		"      --replace ROLE=PATH  rebuild ROLE onto PATH (a device or image file; a\n"
-		"                           missing file is created at the members' size)\n"
+		"                           missing file is created at the members' size);\n"
+		"                           when a member in sync holds ROLE, copy it onto\n"
+		"                           PATH (what it cannot read, from redundancy) and\n"
+		"                           record it faulty, as mdadm --replace does\n"
 		"      --spare PATH         a replacement for the next role that needs one\n"
 		"      --readd PATH         rebuild a stale or faulty member in place\n"
 		"\n"
@@ -336,7 +341,7 @@ static int add_target(struct array *a, struct rebuild_target *t, int *n, int rol
 	 * takes a role: its own role again, or any role for a hot spare */
 	if (of_array(m) && (m->sb.role == role || m->state == MEMBER_SPARE)) {
 		t[*n].readd = true;
-		if (m->state == MEMBER_REBUILDING)
+		if (m->state == MEMBER_REBUILDING && !o->restart)
 			t[*n].resume = m->sb.recovery_offset;
 	}
 	(*n)++;
@@ -346,6 +351,23 @@ static int add_target(struct array *a, struct rebuild_target *t, int *n, int rol
 static bool needs(const struct array *a, int role)
 {
 	return role >= 0 && role < a->ref->raid_disks && !a->role[role];
+}
+
+/* A replace: role's member in sync is copied onto m, which then holds the
+ * role, and recorded faulty. */
+static int add_replace(struct array *a, struct rebuild_target *t, int *n, int role, struct member *m,
+		       const struct opts *o)
+{
+	struct diag d;
+
+	if (replace_refuse(a, role, m, &d) < 0) {
+		fprintf(stderr, TOOL ": %s\n", d.msg);
+		return -1;
+	}
+	if (add_target(a, t, n, role, m, o) < 0)
+		return -1;
+	t[*n - 1].replaces = a->role[role];
+	return 0;
 }
 
 /* A member of this array that can hold role again: stale, faulty or
@@ -402,9 +424,10 @@ static int take_own_spares(struct array *a, const struct opts *o, struct rebuild
 	return n;
 }
 
-/* Turns the requests into targets: explicit roles, re-adds, then members
- * that hold a recorded rebuild, then spares in order, then the array's
- * own spares. */
+/* Turns the requests into targets: explicit roles (a replace where a
+ * member in sync holds the role), re-adds, then members that hold a
+ * recorded rebuild or replacement, then spares in order, then the
+ * array's own spares. */
 static int choose_targets(struct array *a, const struct opts *o, struct rebuild_target *t)
 {
 	int n = 0, i, role = -1;
@@ -422,6 +445,11 @@ static int choose_targets(struct array *a, const struct opts *o, struct rebuild_
 		}
 		if (q->kind == REQ_REPLACE)
 			role = q->role;
+		if (q->kind == REQ_REPLACE && role < a->ref->raid_disks && a->role[role]) {
+			if (add_replace(a, t, &n, role, m, o) < 0)
+				return -1;
+			continue;
+		}
 		if (!needs(a, role)) {
 			fprintf(stderr, TOOL ": %s: role %d %s\n", m->path, role,
 				role >= a->ref->raid_disks ? "is not a role of this array"
@@ -436,6 +464,8 @@ static int choose_targets(struct array *a, const struct opts *o, struct rebuild_
 
 		if (m->state == MEMBER_REBUILDING && needs(a, m->sb.role) && !taken(t, n, m->sb.role, m) &&
 		    add_target(a, t, &n, m->sb.role, m, o) < 0)
+			return -1;
+		if (replace_recorded(a, m) && !taken(t, n, m->sb.role, m) && add_replace(a, t, &n, m->sb.role, m, o) < 0)
 			return -1;
 	}
 	for (i = 0; i < o->nreq; i++) {
@@ -565,8 +595,13 @@ static void print_plan(const struct rebuild_target *t, int n, bool dry)
 	for (i = 0; i < n; i++) {
 		const char *onto = hot_spare(&t[i]) ? "the array's spare" : t[i].readd ? "in place" : "new member";
 
-		printf("%s role %d onto %s (%s%s)\n", dry ? "would rebuild" : "rebuilding", t[i].role,
-		       t[i].m->path, onto, t[i].resume ? ", resuming" : "");
+		if (t[i].replaces)
+			printf("%s role %d, %s, onto %s (%s%s)\n", dry ? "would replace" : "replacing", t[i].role,
+			       t[i].replaces->path, t[i].m->path, hot_spare(&t[i]) ? onto : "replacement",
+			       t[i].resume ? ", resuming" : "");
+		else
+			printf("%s role %d onto %s (%s%s)\n", dry ? "would rebuild" : "rebuilding", t[i].role,
+			       t[i].m->path, onto, t[i].resume ? ", resuming" : "");
 	}
 }
 
@@ -637,7 +672,11 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 			json_object(r->j, NULL);
 			json_int(r->j, "role", t[i].role);
 			json_str(r->j, "member", t[i].m->path);
-			json_bool(r->j, "in_place", t[i].readd && !r->was_spare[i]);
+			json_bool(r->j, "in_place", t[i].readd && !r->was_spare[i] && !t[i].replaces);
+			if (t[i].replaces)
+				json_str(r->j, "replaces", t[i].replaces->path);
+			else
+				json_null(r->j, "replaces");
 			json_uint(r->j, "bad_ranges", (unsigned long long)t[i].nbad);
 			json_close(r->j);
 		}
@@ -662,6 +701,9 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 		       (unsigned long long)(res->end - res->start) * 512,
 		       (unsigned long long)(t[i].m->sb.data_offset + res->start) * 512,
 		       t[i].nbad ? ", with bad blocks logged" : "");
+	for (i = 0; i < n; i++)
+		if (t[i].replaces && rc == 0)
+			printf("%s: replaced by %s, recorded faulty\n", t[i].replaces->path, t[i].m->path);
 	printf("unrecoverable: %llu bytes; survivors disagreeing with P/Q: %llu units; read errors: %llu\n",
 	       (unsigned long long)res->unrecoverable, (unsigned long long)res->disagree,
 	       (unsigned long long)res->read_errors);
@@ -734,7 +776,7 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	if (a.missing == 0) {
+	if (a.missing == 0 && nt == 0) {
 		if (!o->quiet && o->human)
 			printf("%s: every role is held by an in-sync member; nothing to rebuild\n", a.members[0].path);
 		array_close(&a);

@@ -83,7 +83,8 @@ static int build_target(const struct array *a, struct rebuild_target *all, int n
 {
 	int taken[a->nmembers + n + 1];
 	struct super_joiner j = {
-		.path = t->m->path, .role = t->role, .readd = t->readd, .resume = t->resume,
+		.path = t->m->path, .role = t->role, .readd = t->readd, .replaces = t->replaces != NULL,
+		.resume = t->resume,
 		.dev_sectors = t->m->dev.size / 512, .taken = taken,
 	};
 
@@ -122,6 +123,16 @@ static int check_number(const struct array *a, const struct rebuild_target *t, s
 	return 0;
 }
 
+/* md records a replacement beside the member it replaces only in 1.x
+ * superblocks. */
+static int check_recordable(const struct array *a, const struct rebuild_target *t, struct diag *d)
+{
+	if (!t->replaces || ops(a)->record_replacement)
+		return 0;
+	return diag_fail(d, "%s: %s superblocks cannot record a replacement beside the member it replaces; rebuild role %d instead",
+			 t->replaces->path, ops(a)->label, t->role);
+}
+
 int recovery_check(const struct array *a, const struct rebuild_target *t, int n, struct diag *d)
 {
 	const struct member *src = bitmap_source(a);
@@ -132,7 +143,8 @@ int recovery_check(const struct array *a, const struct rebuild_target *t, int n,
 	if (array_check_readable(a, d) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (check_fits(a, &t[i], d) < 0 || check_number(a, &t[i], d) < 0)
+		if (check_fits(a, &t[i], d) < 0 || check_number(a, &t[i], d) < 0 ||
+		    check_recordable(a, &t[i], d) < 0)
 			return -1;
 		copies |= !t[i].readd;
 	}
@@ -141,14 +153,34 @@ int recovery_check(const struct array *a, const struct rebuild_target *t, int n,
 	return 0;
 }
 
-/* Records in sb that each target holds its role. */
+/* Records in sb that each target holds its role: a replacement, until
+ * done, beside the member it replaces; done, in its place, that member
+ * faulty. */
 static void record_roles(const struct array *a, struct md_super *sb, const struct rebuild_target *t,
-			 int n)
+			 int n, bool done)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!t[i].replaces) {
+			ops(a)->record_role(sb, &t[i].m->sb, t[i].role);
+		} else if (!done) {
+			ops(a)->record_replacement(sb, &t[i].m->sb, t[i].role);
+		} else {
+			ops(a)->record_role(sb, &t[i].m->sb, t[i].role);
+			ops(a)->record_faulty(sb, &t[i].replaces->sb);
+		}
+	}
+}
+
+static bool is_replaced(const struct rebuild_target *t, int n, const struct member *m)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		ops(a)->record_role(sb, &t[i].m->sb, t[i].role);
+		if (t[i].replaces == m)
+			return true;
+	return false;
 }
 
 /* Roles that neither a member nor a target holds after the rebuild. */
@@ -213,9 +245,10 @@ static int write_member(struct array *a, struct member *m, uint64_t events, uint
 	return super_write(&m->dev, &m->sb, d);
 }
 
-/* Gives every survivor the new events and, with record, the targets' roles. */
+/* Gives every survivor the new events and, with record, the targets' roles
+ * (done: the rebuild's end, when md no longer writes a member replaced). */
 static int update_survivors(struct array *a, struct rebuild_target *t, int n, uint64_t events,
-			    bool record, struct diag *d)
+			    bool record, bool done, struct diag *d)
 {
 	uint64_t now = (uint64_t)time(NULL);
 	int i;
@@ -223,12 +256,12 @@ static int update_survivors(struct array *a, struct rebuild_target *t, int n, ui
 	for (i = 0; i < a->nmembers; i++) {
 		struct member *m = &a->members[i];
 
-		if (!role_holder(a, m))
+		if (!role_holder(a, m) || (done && is_replaced(t, n, m)))
 			continue;
 		if (!m->dev.writable)
 			return diag_fail(d, "%s: opened read-only, cannot record the rebuild", m->path);
 		if (record)
-			record_roles(a, &m->sb, t, n);
+			record_roles(a, &m->sb, t, n, false);
 		if (write_member(a, m, events, now, d) < 0)
 			return -1;
 	}
@@ -253,11 +286,11 @@ int recovery_begin(struct array *a, struct rebuild_target *t, int n, struct diag
 		record_gone(a, t, n, tracks);
 	for (i = 0; i < n; i++) {
 		if (tracks)
-			record_roles(a, &t[i].m->sb, t, n);
+			record_roles(a, &t[i].m->sb, t, n, false);
 		if (write_member(a, t[i].m, events, now, d) < 0)
 			return -1;
 	}
-	if (update_survivors(a, t, n, events, tracks, d) < 0)
+	if (update_survivors(a, t, n, events, tracks, false, d) < 0)
 		return -1;
 	a->events = events;
 	return 0;
@@ -300,7 +333,7 @@ int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct dia
 	/* every member's table shows the targets in sync */
 	for (i = 0; i < a->nmembers; i++)
 		if (role_holder(a, &a->members[i]) || is_target(t, n, &a->members[i]))
-			record_roles(a, &a->members[i].sb, t, n);
+			record_roles(a, &a->members[i].sb, t, n, true);
 	/* a role still missing is recorded gone, as md's recovery leaves it;
 	 * 0.90's counters are recounted from the tables */
 	if (!ops(a)->tracks_recovery || roles_left_missing(a, t, n))
@@ -311,7 +344,7 @@ int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct dia
 	for (i = 0; i < n; i++)
 		if (write_member(a, t[i].m, events, now, d) < 0)
 			return -1;
-	if (update_survivors(a, t, n, events, false, d) < 0)
+	if (update_survivors(a, t, n, events, false, true, d) < 0)
 		return -1;
 	a->events = events;
 	return 0;

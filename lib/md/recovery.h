@@ -16,6 +16,9 @@ struct rebuild_target {
 	int role;
 	struct member *m;            /* opened for writing; its superblock is made anew */
 	bool readd;                  /* the member held this role before: keeps its identity */
+	struct member *replaces;     /* a replace: the role's holder in sync, copied from and
+				      * recorded faulty at the end, as md's replacement; NULL
+				      * for a rebuild */
 	uint64_t resume;             /* member sectors already rebuilt (recovery_offset) */
 	int nbad, capbad;
 	struct bad_range *bad;       /* unrecoverable ranges, device sectors, for the bad-block log */
@@ -46,7 +49,8 @@ int recovery_checkpoint(struct array *a, struct rebuild_target *t, int n, uint64
 
 /* The targets are complete: writes their bad-block logs, clears the
  * recovery marks and gives every member the same events, as md does when
- * a recovery ends. */
+ * a recovery ends.  A member a target replaced is recorded faulty and,
+ * as md leaves a faulty member, not written again. */
 int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct diag *d);
 
 #endif

@@ -126,6 +126,7 @@ struct super_joiner {
 	const char *path;            /* names messages */
 	int role;
 	bool readd;                  /* its superblock is the array's: keeps identity and placement */
+	bool replaces;               /* takes the role over from its holder in sync (md's replacement) */
 	uint64_t resume;             /* sectors already rebuilt */
 	uint64_t dev_sectors;
 	const int *taken;            /* device numbers other members hold */
@@ -175,6 +176,12 @@ struct super_ops {
 	void (*recovered)(struct md_super *sb, const struct md_super *ref, int role);
 	/* records in sb that member holds role */
 	void (*record_role)(struct md_super *sb, const struct md_super *member, int role);
+	/* records in sb that member is being copied into role beside the
+	 * role's holder, as md lists a replacement; NULL where the version
+	 * cannot record one (0.90) */
+	void (*record_replacement)(struct md_super *sb, const struct md_super *member, int role);
+	/* records in sb that member failed (md's faulty role); NULL as above */
+	void (*record_faulty)(struct md_super *sb, const struct md_super *member);
 	/* records that only the device numbers in present take part: the
 	 * others' roles recorded gone, as md's recovery leaves them */
 	void (*keep_devices)(struct md_super *sb, const int *present, int n);

@@ -457,16 +457,23 @@ static bool taken(const struct super_joiner *j, uint32_t number)
 	return false;
 }
 
-/* A device number that holds no role in ref and no other member holds:
- * md tells members apart by it. */
-static int free_dev_number(const struct sb1 *ref, const struct super_joiner *j)
+/* A device number from first on that holds no role in ref and no other
+ * member holds: md tells members apart by it. */
+static int free_dev_number(const struct sb1 *ref, const struct super_joiner *j, uint32_t first)
 {
 	uint32_t k;
 
-	for (k = 0; k < ref->max_dev; k++)
+	for (k = first; k < ref->max_dev; k++)
 		if (ref->dev_roles[k] >= SB1_ROLE_MAX && !taken(j, k))
 			return (int)k;
-	return -1;
+	return first ? free_dev_number(ref, j, 0) : -1;
+}
+
+/* A replacement is a device added to the running array: md numbers it
+ * from raid_disks on (bind_rdev_to_array). */
+static uint32_t first_number(const struct sb1 *ref, const struct super_joiner *j)
+{
+	return j->replaces ? ref->raid_disks : 0;
 }
 
 static int replacement1(struct md_super *sb, const struct md_super *ref,
@@ -478,6 +485,8 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
 	*r = ref->raw.v1;
 	r->feature_map &= ~(uint32_t)(SB1_FEAT_BAD_BLOCKS | SB1_FEAT_REPLACEMENT);
 	r->feature_map |= SB1_FEAT_RECOVERY_OFFSET;
+	if (j->replaces)
+		r->feature_map |= SB1_FEAT_REPLACEMENT;
 	r->recovery_offset = j->resume;
 	r->cnt_corrected_read = 0;
 	r->devflags = 0;
@@ -491,7 +500,7 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
 		r->bblog_size = own.bblog_size;
 		r->bblog_offset = own.bblog_offset;
 	} else {
-		number = free_dev_number(&ref->raw.v1, j);
+		number = free_dev_number(&ref->raw.v1, j, first_number(&ref->raw.v1, j));
 		if (number < 0)
 			return diag_fail(d, "%s: every one of the array's %u device numbers is taken",
 					 j->path, r->max_dev);
@@ -511,9 +520,11 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
 	return 0;
 }
 
+/* A replacement in sync is a member like any other: md clears its
+ * REPLACEMENT bit once the member it replaced is gone. */
 static void recovered1(struct md_super *sb, const struct md_super *ref, int role)
 {
-	sb->raw.v1.feature_map &= ~(uint32_t)SB1_FEAT_RECOVERY_OFFSET;
+	sb->raw.v1.feature_map &= ~(uint32_t)(SB1_FEAT_RECOVERY_OFFSET | SB1_FEAT_REPLACEMENT);
 	sb->raw.v1.recovery_offset = 0;
 }
 
@@ -528,6 +539,24 @@ static void record_role1(struct md_super *sb, const struct md_super *member, int
 		if (r->dev_roles[k] == role && k != number)
 			r->dev_roles[k] = SB1_ROLE_SPARE;
 	r->dev_roles[number] = (uint16_t)role;
+}
+
+/* md lists a replacement in the role it is copied into, beside the
+ * member it replaces, which keeps the role until the copy is done. */
+static void record_replacement1(struct md_super *sb, const struct md_super *member, int role)
+{
+	uint32_t number = member->raw.v1.dev_number;
+
+	if (number < sb->raw.v1.max_dev)
+		sb->raw.v1.dev_roles[number] = (uint16_t)role;
+}
+
+static void record_faulty1(struct md_super *sb, const struct md_super *member)
+{
+	uint32_t number = member->raw.v1.dev_number;
+
+	if (number < sb->raw.v1.max_dev)
+		sb->raw.v1.dev_roles[number] = SB1_ROLE_FAULTY;
 }
 
 static void keep_devices1(struct md_super *sb, const int *present, int n)
@@ -587,6 +616,8 @@ const struct super_ops super1_ops = {
 	.replacement = replacement1,
 	.recovered = recovered1,
 	.record_role = record_role1,
+	.record_replacement = record_replacement1,
+	.record_faulty = record_faulty1,
 	.keep_devices = keep_devices1,
 	.set_state = set_state1,
 	.checkpoint = checkpoint1,

@@ -3,6 +3,7 @@
  * engine, in lanes that walk segments side by side and commit them in
  * order; RAID1/10 by copying each run from a copy that is present. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -157,7 +158,8 @@ static int rewrite_survivor(struct rebuild_run *run, int role, const uint8_t *pa
 	struct bad_range *grown;
 	int rc = 0;
 
-	if (!dev_logged(&m->dev, off, len))
+	/* a member being replaced is retired, not mended */
+	if (run->target_of[role] || !dev_logged(&m->dev, off, len))
 		return 0;
 	if (dev_write(&m->dev, page, len, off, d) < 0)
 		return -1;
@@ -840,7 +842,8 @@ static int plan_run(struct rebuild_run *run, struct diag *d)
 	for (i = 0; i < run->n; i++) {
 		struct rebuild_target *t = &run->t[i];
 
-		if (t->role < 0 || t->role >= g->raid_disks || run->target_of[t->role] || run->a->role[t->role])
+		if (t->role < 0 || t->role >= g->raid_disks || run->target_of[t->role] ||
+		    run->a->role[t->role] != t->replaces)
 			return diag_fail(d, "%s: role %d is not one this array can rebuild", t->m->path, t->role);
 		run->target_of[t->role] = t;
 		if (run->o->restart || t->resume > run->end)
@@ -854,7 +857,8 @@ static int plan_run(struct rebuild_run *run, struct diag *d)
 	return 0;
 }
 
-/* The targets are in sync now: the array reads from them like any member. */
+/* The targets are in sync now: the array reads from them like any member,
+ * and no longer from a member one replaced. */
 static void hold_roles(struct array *a, struct rebuild_target *t, int n)
 {
 	int i;
@@ -863,7 +867,13 @@ static void hold_roles(struct array *a, struct rebuild_target *t, int n)
 		t[i].m->state = MEMBER_ACTIVE;
 		t[i].m->reason[0] = 0;
 		a->role[t[i].role] = t[i].m;
-		a->missing--;
+		if (t[i].replaces) {
+			t[i].replaces->state = MEMBER_FAULTY;
+			snprintf(t[i].replaces->reason, sizeof(t[i].replaces->reason),
+				 "faulty: replaced by %s", t[i].m->path);
+		} else {
+			a->missing--;
+		}
 	}
 	a->state = a->missing ? ARRAY_DEGRADED : ARRAY_CLEAN;
 }

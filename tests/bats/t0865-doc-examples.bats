@@ -316,6 +316,18 @@ needs_root_fuse() {
 	[ "$(stripe-read d0.img new1.img d2.img d3.img new4.img d5.img | sha)" = "$(manifest r6-6d-128k-ls-1.2 array_sha256)" ]
 }
 
+@test "runbook: stripe-rebuild --replace copies the dying member onto a new disk as the page shows, then stripe-check, exit 0" {
+	local b line
+	b=$(man_block RUNBOOKS "Replace a disk that is about to fail" 1)
+	as_members r5-4d-64k-ls-1.2 dev/sdb1 dev/sdc1 dev/sdd1 dev/sde1
+	example "$(prompted "$b")"
+	is_status "0 0"
+	while IFS= read -r line; do
+		assert_line "$line"
+	done < <(shown "$b" "$(prompted "$b" | head -1)")
+	[ "$(stripe-read dev/sd[bcef]1 | sha)" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ]
+}
+
 @test "runbook: stripe-examine, stripe-read and e2fsck of an array read from images, exit 0" {
 	local b
 	b=$(man_block RUNBOOKS "Read an array md will not assemble" 1)

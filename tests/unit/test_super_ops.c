@@ -140,6 +140,40 @@ static void test_replacement_moves_role(void)
 	   "recording a role on a new number frees the number that held it");
 }
 
+/* md's replacement of a member in sync: numbered from raid_disks on,
+ * listed beside the member it replaces, which ends faulty. */
+static void test_replacement_of_member_in_sync(void)
+{
+	struct md_super ref, old, t;
+	const int taken[] = { 0, 1, 2, 3 };
+	struct super_joiner j = {
+		.path = "new", .role = 1, .replaces = true, .dev_sectors = DEV_SECTORS,
+		.taken = taken, .ntaken = 4,
+	};
+	struct diag d;
+
+	new_member(&ref, 1, 2, 0, false);
+	new_member(&old, 1, 2, 1, false);
+	memset(&t, 0, sizeof(t));
+	ok(super1_ops.replacement(&t, &ref, &j, &d) == 0, "a replacement of a member in sync is built");
+	ok(t.dev_number == 4, "it is numbered from raid_disks on, as md numbers a device added (%d)", t.dev_number);
+	ok((t.feature_map & (SB1_FEAT_REPLACEMENT | SB1_FEAT_RECOVERY_OFFSET)) ==
+	   (SB1_FEAT_REPLACEMENT | SB1_FEAT_RECOVERY_OFFSET), "it carries md's REPLACEMENT and RECOVERY_OFFSET");
+	super1_ops.record_replacement(&ref, &t, 1);
+	super_seal(&ref);
+	ok(super_role_of(&ref, 4) == 1 && super_role_of(&ref, 1) == 1,
+	   "the table lists it in the role beside the member it replaces");
+	super1_ops.recovered(&t, &ref, 1);
+	ok(!(t.raw.v1.feature_map & (SB1_FEAT_REPLACEMENT | SB1_FEAT_RECOVERY_OFFSET)),
+	   "in sync, it carries neither bit");
+	super1_ops.record_role(&ref, &t, 1);
+	super1_ops.record_faulty(&ref, &old);
+	super_seal(&ref);
+	ok(super_role_of(&ref, 4) == 1 && super_role_of(&ref, 1) == ROLE_FAULTY,
+	   "at the end it holds the role and the member it replaced is faulty");
+	ok(super0_ops.record_replacement == NULL, "0.90 cannot record a replacement");
+}
+
 static void test_replacement_090(void)
 {
 	struct md_super ref, t;
@@ -210,6 +244,7 @@ int main(void)
 	test_round_trip(1, 2);
 	test_replacement_1x();
 	test_replacement_moves_role();
+	test_replacement_of_member_in_sync();
 	test_replacement_090();
 	test_joiner_min(0, 90);
 	test_joiner_min(1, 0);
