@@ -83,7 +83,7 @@ static int build_target(const struct array *a, struct rebuild_target *all, int n
 {
 	int taken[a->nmembers + n + 1];
 	struct super_joiner j = {
-		.path = t->m->path, .role = t->role, .readd = t->readd, .resume = t->resume,
+		.path = t->m->path, .role = t->role, .readd = t->readd, .resume = t->resume, .bitmap = t->bitmap,
 		.dev_sectors = t->m->dev.size / 512, .taken = taken,
 	};
 

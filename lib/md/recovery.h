@@ -17,6 +17,7 @@ struct rebuild_target {
 	struct member *m;            /* opened for writing; its superblock is made anew */
 	bool readd;                  /* the member held this role before: keeps its identity */
 	uint64_t resume;             /* member sectors already rebuilt (recovery_offset) */
+	bool bitmap;                 /* recovered from the write-intent bitmap: only what changed */
 	int nbad, capbad;
 	struct bad_range *bad;       /* unrecoverable ranges, device sectors, for the bad-block log */
 };
