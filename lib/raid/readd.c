@@ -19,6 +19,15 @@ static bool own_role(const struct rebuild_target *t)
 	return t->readd && t->m->state != MEMBER_SPARE && t->m->sb.role == t->role;
 }
 
+static int own_roles(const struct rebuild_target *t, int n)
+{
+	int i, own = 0;
+
+	for (i = 0; i < n; i++)
+		own += own_role(&t[i]);
+	return own;
+}
+
 /* Why md would recover t whole although it comes back in its own role;
  * NULL when the bitmap serves.  super_1_validate: a member older than the
  * bitmap's events_cleared is taken as a spare; one whose recorded
@@ -46,10 +55,8 @@ static bool whole(const struct array *a, const struct rebuild_target *t, int n, 
 	const struct md_bitmap *bm;
 	const char *why = NULL;
 	char buf[160];
-	int i, own = 0;
+	int i, own = own_roles(t, n);
 
-	for (i = 0; i < n; i++)
-		own += own_role(&t[i]);
 	if (own == 0)
 		return true;
 	if (own < n)
@@ -187,6 +194,9 @@ int readd_plan(struct array *a, struct rebuild_target *t, int n, bool restart, s
 	memset(p, 0, sizeof(*p));
 	p->end = a->geo.level == MD_LEVEL_RAID1 ? a->geo.array_sectors : a->geo.dev_sectors;
 	p->from = resumed_from(a, t, n, restart, p->end);
+	/* no member comes back: nothing to read the bitmap for */
+	if (own_roles(t, n) == 0)
+		return 0;
 	if (intent_open(a, d) < 0)
 		return -1;
 	if (whole(a, t, n, p))
