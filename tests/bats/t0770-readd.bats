@@ -150,3 +150,27 @@ span() {
 	stripe-rebuild --dry-run --json --readd "${M[3]}" "${M[@]}" 2> /dev/null |
 		jq -e '.targets[0].recovery == "whole" and (.targets[0].whole_because | test("recorded recovery is a whole one"))'
 }
+
+@test "raid1, raid6 and raid10 near, far and offset members re-added from the bitmap leave the array whole" {
+	local spec level opts out i
+	for spec in 1 6 10:n2 10:f2 10:o2; do
+		level=${spec%:*} opts=()
+		[ "$level" = 1 ] || opts+=(--chunk 64K)
+		[ "$spec" = "$level" ] || opts+=(--layout "${spec#*:}")
+		rm -f "$BATS_TEST_TMPDIR"/m*.img
+		for i in 0 1 2 3; do
+			M[i]=$BATS_TEST_TMPDIR/m$i.img
+			truncate -s 8M "${M[i]}"
+		done
+		stripe-create -q --level "$level" "${opts[@]}" --raid-devices 4 --bitmap internal --bitmap-chunk 1M \
+			--assume-clean "${M[@]}" 2> /dev/null
+		head -c $MiB /dev/urandom | stripe-write -q --run --offset 1M "${M[@]:0:3}"
+		out=$(stripe-rebuild --json --progress none --readd "${M[3]}" "${M[@]}")
+		jq -e '.targets[0].recovery == "bitmap" and .summary.skipped_bytes > 0' <<<"$out" ||
+			fail "$spec: $out"
+		stripe-check -q --progress none "${M[@]}" > /dev/null || fail "$spec: stripe-check $?"
+		# member 3's copies read back
+		[ "$(stripe-read -q "${M[@]}" | sha256sum)" = "$(stripe-read -q "${M[@]:1}" | sha256sum)" ] ||
+			fail "$spec: member 3 differs"
+	done
+}
