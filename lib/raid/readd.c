@@ -8,9 +8,10 @@
 #include "md/intent.h"
 #include "md/layout.h"
 #include "raid/readd.h"
+#include "raid/rows.h"
 
 /* The sectors a run is rounded out to: the engine moves whole pages. */
-#define PAGE_SECTORS 8u
+#define PAGE_SECTORS (ROWS_PAGE / 512)
 
 /* A target md puts back where it was: its own member in its own role, not
  * a spare and not a new device (md's saved_raid_disk). */
