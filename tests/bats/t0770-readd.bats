@@ -65,6 +65,22 @@ span() {
 	[ "$written" -ge $MiB ] && [ "$written" -le $((MiB + 64 * 1024)) ] || fail "wrote $written bytes"
 }
 
+@test "while --readd runs the member records RECOVERY_OFFSET and RECOVERY_BITMAP, as md's re-add, and neither at the end" {
+	local features
+	plain_suite_only
+	command -v strace > /dev/null || skip "no strace"
+	bitmap_set 16M
+	away_write
+	strace -y -s 12 -e trace=pwrite64 -o "$BATS_TEST_TMPDIR/trace" \
+		stripe-rebuild -q --progress none --readd "${M[3]}" "${M[@]}"
+	# the superblock writes (1.2: at byte 4096), magic and major version
+	# then the feature map as strace shows their first 12 bytes: the
+	# bitmap (1), recovering (2) from the bitmap (0x80, octal 203 in all)
+	features=$(grep -F "<${M[3]}>" "$BATS_TEST_TMPDIR/trace" | grep ', 4096, 4096) = 4096$' |
+		sed 's/^[^"]*"\\374N+\\251\\1\\0\\0\\0\\\([0-9]*\)\\0\\0\\0"\.\.\..*/\1/' | paste -sd' ')
+	[[ $features =~ ^(203 )+1$ ]] || fail "feature maps written: $features"
+}
+
 @test "after --readd the array reads as written, from the re-added member too, and checks clean" {
 	local want
 	bitmap_set 16M
