@@ -32,6 +32,15 @@ readd() {
 	stripe-examine --json "${M[0]}" > "$ARRAYS/$1/before.json" 2> /dev/null || true
 	stripe-rebuild --json --progress none --readd "${M[3]}" "${M[@]}" > "$ARRAYS/$1/readd.json" 2>&1 || true
 	stripe-examine --json "${M[3]}" > "$ARRAYS/$1/examine.json" 2> /dev/null || true
+	mdadm --examine "${M[3]}" > "$ARRAYS/$1/examine-back.txt" 2>&1 || true
+}
+
+# sb_fields FILE: mdadm --examine's lines but the device's path, those
+# that count time and events (md's assembly and stop move them), the
+# checksum, and the name (mdadm adds whether the host running it is the
+# array's).
+sb_fields() {
+	grep -vE '^(/| *(Name|Update Time|Events|Checksum) :)' "$1"
 }
 
 setup_file() {
@@ -102,4 +111,13 @@ setup() {
 		"$ARRAYS/readd/examine.json" || fail "stripe left $(jq -c .members[0].bitmap "$ARRAYS/readd/examine.json")"
 	md_got readd
 	[ "${V[bm_dirty]}" = 0 ] && [ "${V[bm_cleared]}" = "$cleared" ]
+}
+
+@test "md's own re-add leaves the member's superblock as stripe's re-add writes it, but for time and events" {
+	local md
+	md_got md-readd
+	md=$(ls "$ARRAYS"/vm/out-*/md-readd/examine-back.txt 2> /dev/null | head -n 1)
+	[ -n "$md" ] || fail "no mdadm --examine of md's re-added member (see $BATCH_LOGS)"
+	diff <(sb_fields "$ARRAYS/readd/examine-back.txt") <(sb_fields "$md") ||
+		fail "the superblocks differ (stripe's left, md's right)"
 }
