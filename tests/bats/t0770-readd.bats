@@ -192,3 +192,21 @@ span() {
 			fail "$spec: member 3 differs"
 	done
 }
+
+@test "a raid6 re-add of one of two members away keeps the bits for the other, whose re-add then leaves the array whole" {
+	local i out
+	for i in 0 1 2 3; do
+		M[i]=$BATS_TEST_TMPDIR/m$i.img
+		truncate -s 8M "${M[i]}"
+	done
+	stripe-create -q --level 6 --chunk 64K --raid-devices 4 --bitmap internal --bitmap-chunk 1M \
+		--assume-clean "${M[@]}" 2> /dev/null
+	head -c $MiB /dev/urandom | stripe-write -q --run --offset 2M "${M[@]:0:2}"
+	stripe-rebuild -q --progress none --run --readd "${M[3]}" "${M[0]}" "${M[1]}" "${M[3]}"
+	# still degraded: md clears no bit
+	[ "$(stripe-examine --json "${M[0]}" | jq .members[0].bitmap.dirty_bits)" = 1 ]
+	out=$(stripe-rebuild --json --progress none --readd "${M[2]}" "${M[@]}")
+	jq -e ".targets[0].recovery == \"bitmap\" and .summary.rebuilt_bytes == $MiB" <<<"$out"
+	[ "$(stripe-examine --json "${M[0]}" | jq .members[0].bitmap.dirty_bits)" = 0 ]
+	run -0 stripe-check -q --progress none "${M[@]}"
+}
