@@ -19,6 +19,7 @@
 #include "cli/json_out.h"
 #include "util/json.h"
 #include "util/progress.h"
+#include "raid/readd.h"
 #include "raid/rebuild.h"
 #include "raid/replace.h"
 
@@ -49,14 +50,18 @@ static void usage(FILE *out)
 		"                           PATH (what it cannot read, from redundancy) and\n"
 		"                           record it faulty, as mdadm --replace does\n"
 		"      --spare PATH         a replacement for the next role that needs one\n"
-		"      --readd PATH         rebuild a stale or faulty member in place\n"
+		"      --readd PATH         rebuild a stale or faulty member in place: with\n"
+		"                           the array's write-intent bitmap, only the chunks\n"
+		"                           its bits mark changed, as md's re-add (whole when\n"
+		"                           its events are older than events_cleared)\n"
 		"\n"
 		"Options:\n"
 		"  -R, --run                rebuild although roles in sync were not given\n"
 		"                           (they are recorded gone)\n"
 		"      --restart            start over instead of resuming a recorded rebuild\n"
 		"  -f, --force              overwrite a replacement that carries a signature\n"
-		"      --dry-run            say what would be rebuilt onto what, change nothing\n"
+		"      --dry-run            say what would be rebuilt onto what (from the bitmap\n"
+		"                           or whole, how many bytes), change nothing\n"
 		"      --files              name the files (ext2/3/4) that unrecoverable ranges hurt\n"
 		"      --checkpoint SECONDS how often progress is recorded (default 1)\n"
 		"      --jobs N             RAID4/5/6: rebuild N batches side by side (1 to 8;\n"
@@ -588,21 +593,64 @@ static bool hot_spare(const struct rebuild_target *t)
 	return t->readd && t->m->state == MEMBER_SPARE;
 }
 
-static void print_plan(const struct rebuild_target *t, int n, bool dry)
+/* How a member rebuilt in place is recovered: from the bitmap, so many
+ * bytes of so many, or whole and why. */
+static void print_recovery(const struct rebuild_target *t, const struct readd_plan *plan)
+{
+	if (plan->bitmap)
+		printf(", from the write-intent bitmap: %llu of %llu bytes; %llu of %llu bits set, %u KiB a bit",
+		       (unsigned long long)readd_copy_sectors(plan) * 512,
+		       (unsigned long long)(plan->end - plan->from) * 512, (unsigned long long)plan->dirty_bits,
+		       (unsigned long long)plan->bits, plan->chunk_bytes / 1024);
+	else if (t->readd && !hot_spare(t) && plan->why[0])
+		printf(", whole: %s", plan->why);
+}
+
+static void print_plan(const struct rebuild_target *t, int n, bool dry, const struct readd_plan *plan)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
 		const char *onto = hot_spare(&t[i]) ? "the array's spare" : t[i].readd ? "in place" : "new member";
 
-		if (t[i].replaces)
+		if (t[i].replaces) {
 			printf("%s role %d, %s, onto %s (%s%s)\n", dry ? "would replace" : "replacing", t[i].role,
 			       t[i].replaces->path, t[i].m->path, hot_spare(&t[i]) ? onto : "replacement",
 			       t[i].resume ? ", resuming" : "");
-		else
-			printf("%s role %d onto %s (%s%s)\n", dry ? "would rebuild" : "rebuilding", t[i].role,
-			       t[i].m->path, onto, t[i].resume ? ", resuming" : "");
+			continue;
+		}
+		printf("%s role %d onto %s (%s%s", dry ? "would rebuild" : "rebuilding", t[i].role,
+		       t[i].m->path, onto, t[i].resume ? ", resuming" : "");
+		print_recovery(&t[i], plan);
+		printf(")\n");
 	}
+}
+
+/* --json of --dry-run: each target, how it would be recovered and the
+ * bytes it would take. */
+static int json_plan(struct opts *o, const struct rebuild_target *t, int n, const struct readd_plan *plan)
+{
+	uint64_t copy = readd_copy_sectors(plan) * 512, span = (plan->end - plan->from) * 512;
+	struct json *j = &o->out.j;
+	int i;
+
+	if (json_out_begin(&o->out, 1) < 0)
+		return -1;
+	json_array(j, "targets");
+	for (i = 0; i < n; i++) {
+		json_object(j, NULL);
+		json_int(j, "role", t[i].role);
+		json_str(j, "member", t[i].m->path);
+		json_bool(j, "in_place", t[i].readd && !hot_spare(&t[i]));
+		json_str(j, "recovery", plan->bitmap ? "bitmap" : "whole");
+		if (plan->why[0])
+			json_str(j, "whole_because", plan->why);
+		json_uint(j, "rebuild_bytes", copy);
+		json_uint(j, "skip_bytes", span - copy);
+		json_close(j);
+	}
+	json_close(j);
+	return 0;
 }
 
 /* With --files: what each lost array range held. */
@@ -660,9 +708,11 @@ static int report_files(struct run *r, struct array *a)
 	return 0;
 }
 
-static void print_summary(struct run *r, const struct rebuild_target *t, int n,
-			  const struct rebuild_result *res, int rc, const struct diag *d)
+static void print_summary(struct run *r, const struct rebuild_target *t, int n, const struct readd_plan *plan,
+			  const struct rebuild_result *res, int rc)
 {
+	/* a whole rebuild counts its whole span, as it always has */
+	uint64_t span = (res->end - res->start) * 512, copied = plan->bitmap ? res->copied * 512 : span;
 	int i;
 
 	if (r->o->json) {
@@ -678,6 +728,9 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 			else
 				json_null(r->j, "replaces");
 			json_uint(r->j, "bad_ranges", (unsigned long long)t[i].nbad);
+			json_str(r->j, "recovery", plan->bitmap ? "bitmap" : "whole");
+			json_uint(r->j, "rebuilt_bytes", copied);
+			json_uint(r->j, "skipped_bytes", span - copied);
 			json_close(r->j);
 		}
 		json_close(r->j);
@@ -685,7 +738,8 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 		json_bool(r->j, "complete", rc == 0);
 		json_uint(r->j, "start_sectors", res->start);
 		json_uint(r->j, "end_sectors", res->end);
-		json_uint(r->j, "rebuilt_bytes", (res->end - res->start) * 512 * (uint64_t)n);
+		json_uint(r->j, "rebuilt_bytes", copied * (uint64_t)n);
+		json_uint(r->j, "skipped_bytes", (span - copied) * (uint64_t)n);
 		json_uint(r->j, "unrecoverable_bytes", res->unrecoverable);
 		json_uint(r->j, "disagree_units", res->disagree);
 		json_uint(r->j, "read_errors", res->read_errors);
@@ -696,11 +750,16 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 	}
 	if (rc < 0 || !r->o->human || r->o->quiet)
 		return;
-	for (i = 0; i < n; i++)
-		printf("rebuilt role %d onto %s: %llu bytes from member byte %llu%s\n", t[i].role, t[i].m->path,
-		       (unsigned long long)(res->end - res->start) * 512,
-		       (unsigned long long)(t[i].m->sb.data_offset + res->start) * 512,
-		       t[i].nbad ? ", with bad blocks logged" : "");
+	for (i = 0; i < n; i++) {
+		if (plan->bitmap)
+			printf("rebuilt role %d onto %s from the write-intent bitmap: %llu bytes, %llu bytes skipped as in sync%s\n",
+			       t[i].role, t[i].m->path, (unsigned long long)copied, (unsigned long long)(span - copied),
+			       t[i].nbad ? ", with bad blocks logged" : "");
+		else
+			printf("rebuilt role %d onto %s: %llu bytes from member byte %llu%s\n", t[i].role, t[i].m->path,
+			       (unsigned long long)span, (unsigned long long)(t[i].m->sb.data_offset + res->start) * 512,
+			       t[i].nbad ? ", with bad blocks logged" : "");
+	}
 	for (i = 0; i < n; i++)
 		if (t[i].replaces && rc == 0)
 			printf("%s: replaced by %s, recorded faulty\n", t[i].replaces->path, t[i].m->path);
@@ -712,11 +771,12 @@ static void print_summary(struct run *r, const struct rebuild_target *t, int n,
 		       (unsigned long long)res->rewritten, (unsigned long long)res->log_cleared);
 }
 
-static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, int n)
+static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, int n, const struct readd_plan *plan)
 {
 	struct rebuild_result res = { 0 };
 	struct run r = { .o = o };
 	struct rebuild_options ro = { .restart = o->restart, .checkpoint_ms = o->checkpoint_ms, .jobs = o->jobs,
+				      .only = plan->bitmap ? plan->range : NULL, .nonly = plan->n,
 				      .report = on_event, .progress = on_progress, .ctx = &r };
 	struct diag d;
 	int rc, i;
@@ -730,12 +790,12 @@ static int rebuild(struct array *a, struct opts *o, struct rebuild_target *t, in
 		json_array(r.j, "events");
 	}
 	if (o->human && !o->quiet)
-		print_plan(t, n, false);
+		print_plan(t, n, false, plan);
 	progress_start(&r.prog, progress_quiet(o->pmode, o->quiet || !o->human), TOOL, "rebuilding",
-		       (a->geo.level == MD_LEVEL_RAID1 ? a->geo.array_sectors : a->geo.dev_sectors) * 512);
+		       (plan->bitmap ? readd_copy_sectors(plan) : plan->end) * 512);
 	rc = rebuild_array(a, t, n, &ro, &res, &d);
 	progress_finish(&r.prog);
-	print_summary(&r, t, n, &res, rc, &d);
+	print_summary(&r, t, n, plan, &res, rc);
 	if (rc == 0 && o->files && report_files(&r, a) < 0)
 		rc = 1;
 	if (rc < 0)
@@ -759,6 +819,7 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 	static struct rebuild_target t[ST_MAX_DISKS];
 	struct cli_members given = { .tool = TOOL, .newcomers = is_repl, .roles_later = true };
 	bool covered[ST_MAX_DISKS] = { false };
+	struct readd_plan plan;
 	struct array a;
 	struct diag d;
 	int nt, rc, i;
@@ -796,24 +857,25 @@ static int run(struct opts *o, char **paths, int n, bool *is_repl, bool *refused
 	}
 	if (o->verbose || o->dry_run)
 		say_needs(&a);
-	if (o->dry_run) {
-		if (o->human)
-			print_plan(t, nt, true);
-		rc = array_check_readable(&a, &d) < 0 ? EXIT_ERROR : EXIT_OK;
-		if (rc)
-			fprintf(stderr, TOOL ": %s\n", d.msg);
-		array_close(&a);
-		return rc;
-	}
-	/* what would stop the rebuild before its first write stops it
-	 * here, while the replacements it made can still go */
-	if (recovery_check(&a, t, nt, &d) < 0) {
+	/* md's choice for members that come back: the bitmap's ranges or
+	 * the whole; what would stop the rebuild before its first write
+	 * stops it here, while the replacements it made can still go */
+	if (readd_plan(&a, t, nt, o->restart, &plan, &d) < 0 ||
+	    (o->dry_run ? array_check_readable(&a, &d) : recovery_check(&a, t, nt, &d)) < 0) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
+		readd_plan_free(&plan);
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	*refused = false;
-	rc = rebuild(&a, o, t, nt);
+	if (o->dry_run) {
+		if (o->human)
+			print_plan(t, nt, true, &plan);
+		rc = o->json && json_plan(o, t, nt, &plan) < 0 ? EXIT_ERROR : EXIT_OK;
+	} else {
+		*refused = false;
+		rc = rebuild(&a, o, t, nt, &plan);
+	}
+	readd_plan_free(&plan);
 	array_close(&a);
 	return rc;
 }

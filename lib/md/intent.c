@@ -217,6 +217,12 @@ void intent_clear(struct array *a, uint64_t events)
 
 	if (!t)
 		return;
-	memset(t->bits, 0, t->bytes);
+	intent_clear_bits(a);
 	t->bm.events_cleared = events;
+}
+
+void intent_clear_bits(struct array *a)
+{
+	if (a->intent)
+		memset(a->intent->bits, 0, a->intent->bytes);
 }

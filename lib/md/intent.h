@@ -46,4 +46,9 @@ int intent_stamp(struct array *a, struct member *m, uint64_t events, struct diag
  * are what lets a returning member be recovered from the bitmap alone. */
 void intent_clear(struct array *a, uint64_t events);
 
+/* md's bitmap-based recovery done with the array whole: every bit cleared,
+ * events_cleared left where it was (md_bitmap_end_sync clears bits; only a
+ * write to the whole array moves events_cleared). */
+void intent_clear_bits(struct array *a);
+
 #endif

@@ -84,7 +84,7 @@ static int build_target(const struct array *a, struct rebuild_target *all, int n
 	int taken[a->nmembers + n + 1];
 	struct super_joiner j = {
 		.path = t->m->path, .role = t->role, .readd = t->readd, .replaces = t->replaces != NULL,
-		.resume = t->resume,
+		.resume = t->resume, .bitmap = t->bitmap,
 		.dev_sectors = t->m->dev.size / 512, .taken = taken,
 	};
 
@@ -338,9 +338,15 @@ int recovery_finish(struct array *a, struct rebuild_target *t, int n, struct dia
 	 * 0.90's counters are recounted from the tables */
 	if (!ops(a)->tracks_recovery || roles_left_missing(a, t, n))
 		record_gone(a, t, n, true);
-	/* whole again: md's recovery leaves no bit set behind it */
-	if (!roles_left_missing(a, t, n) && !a->dirty)
-		intent_clear(a, events);
+	/* whole again: md's recovery leaves no bit set behind it; one from
+	 * the bitmap leaves events_cleared where the writes left it, as md's
+	 * re-add does (tests/md/t9610) */
+	if (!roles_left_missing(a, t, n) && !a->dirty) {
+		if (t[0].bitmap)
+			intent_clear_bits(a);
+		else
+			intent_clear(a, events);
+	}
 	for (i = 0; i < n; i++)
 		if (write_member(a, t[i].m, events, now, d) < 0)
 			return -1;

@@ -20,6 +20,7 @@ struct rebuild_target {
 				      * recorded faulty at the end, as md's replacement; NULL
 				      * for a rebuild */
 	uint64_t resume;             /* member sectors already rebuilt (recovery_offset) */
+	bool bitmap;                 /* recovered from the write-intent bitmap: only what changed */
 	int nbad, capbad;
 	struct bad_range *bad;       /* unrecoverable ranges, device sectors, for the bad-block log */
 };

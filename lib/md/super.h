@@ -128,6 +128,7 @@ struct super_joiner {
 	bool readd;                  /* its superblock is the array's: keeps identity and placement */
 	bool replaces;               /* takes the role over from its holder in sync (md's replacement) */
 	uint64_t resume;             /* sectors already rebuilt */
+	bool bitmap;                 /* md's bitmap-based recovery (1.x RECOVERY_BITMAP) */
 	uint64_t dev_sectors;
 	const int *taken;            /* device numbers other members hold */
 	int ntaken;

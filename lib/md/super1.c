@@ -483,10 +483,14 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
 	int number;
 
 	*r = ref->raw.v1;
-	r->feature_map &= ~(uint32_t)(SB1_FEAT_BAD_BLOCKS | SB1_FEAT_REPLACEMENT);
+	r->feature_map &= ~(uint32_t)(SB1_FEAT_BAD_BLOCKS | SB1_FEAT_REPLACEMENT | SB1_FEAT_RECOVERY_BITMAP);
 	r->feature_map |= SB1_FEAT_RECOVERY_OFFSET;
 	if (j->replaces)
 		r->feature_map |= SB1_FEAT_REPLACEMENT;
+	/* md's super_1_sync: a member recovered from the bitmap says so, so
+	 * that a recovery resumed after a restart still trusts the bitmap */
+	if (j->bitmap)
+		r->feature_map |= SB1_FEAT_RECOVERY_BITMAP;
 	r->recovery_offset = j->resume;
 	r->cnt_corrected_read = 0;
 	r->devflags = 0;
@@ -524,7 +528,7 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
  * REPLACEMENT bit once the member it replaced is gone. */
 static void recovered1(struct md_super *sb, const struct md_super *ref, int role)
 {
-	sb->raw.v1.feature_map &= ~(uint32_t)(SB1_FEAT_RECOVERY_OFFSET | SB1_FEAT_REPLACEMENT);
+	sb->raw.v1.feature_map &= ~(uint32_t)(SB1_FEAT_RECOVERY_OFFSET | SB1_FEAT_REPLACEMENT | SB1_FEAT_RECOVERY_BITMAP);
 	sb->raw.v1.recovery_offset = 0;
 }
 

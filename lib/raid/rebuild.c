@@ -28,6 +28,9 @@ struct rebuild_run {
 	struct rebuild_result *r;
 	struct rebuild_target *target_of[ST_MAX_DISKS];
 	uint64_t start, end;         /* member sectors */
+	/* the range being walked (the whole [start, end), or one of the
+	 * bitmap's), the sectors walked before it, and all to walk */
+	uint64_t lo, hi, copied, total;
 	double last_checkpoint;
 	/* RAID4/5/6: lanes, each walking every nlanes-th segment of the
 	 * member range with the row engine, batch bytes of each member at a
@@ -104,7 +107,7 @@ static int checkpoint(struct rebuild_run *run, uint64_t done, bool force, struct
 	double t = now_s();
 
 	if (run->o->progress)
-		run->o->progress(run->o->ctx, (done - run->start) * 512, (run->end - run->start) * 512);
+		run->o->progress(run->o->ctx, (run->copied + done - run->lo) * 512, run->total * 512);
 	if (!force && (t - run->last_checkpoint) * 1000 < ms)
 		return 0;
 	run->last_checkpoint = t;
@@ -596,10 +599,10 @@ static void *lane_run(void *arg)
 {
 	struct lane *l = arg;
 	struct rebuild_run *run = l->run;
-	uint64_t last = run->end * 512, step = (uint64_t)run->nlanes * run->segment, from;
+	uint64_t last = run->hi * 512, step = (uint64_t)run->nlanes * run->segment, from;
 	int rc = 0;
 
-	for (from = run->start * 512 + (uint64_t)l->index * run->segment; rc == 0 && from < last; from += step) {
+	for (from = run->lo * 512 + (uint64_t)l->index * run->segment; rc == 0 && from < last; from += step) {
 		struct rows_walk w = { .a = run->a, .from = from,
 				       .to = last - from < run->segment ? last : from + run->segment,
 				       .mend = true, .visit = rebuild_piece, .ctx = l };
@@ -661,7 +664,7 @@ static void lane_free(struct lane *l)
 static void plan_lanes(struct rebuild_run *run)
 {
 	size_t chunk = (size_t)run->a->geo.chunk_sectors * 512;
-	uint64_t range = (run->end - run->start) * 512, segments;
+	uint64_t range = (run->hi - run->lo) * 512, segments;
 	int n = run->o->jobs > 0 ? run->o->jobs : pool_cpus();
 
 	if (n > LANES_MAX)
@@ -687,7 +690,7 @@ static int run_lanes(struct rebuild_run *run, int lanes, bool *no_threads, struc
 		return diag_fail(d, "out of memory");
 	run->nlanes = lanes;
 	run->lane = l;
-	run->committed = run->start * 512;
+	run->committed = run->lo * 512;
 	run->failed = false;
 	for (k = 0; k < lanes; k++)
 		if (lane_init(&l[k], run, k, rows_io_workers(run->a, (cpus + lanes - 1) / lanes)) < 0 && rc == 0)
@@ -800,13 +803,13 @@ static int rebuild_copies(struct rebuild_run *run, struct diag *d)
 	uint8_t *buf;
 	int i, rc = 0;
 
-	if (run->end - run->start < win)
-		win = run->end - run->start;
+	if (run->hi - run->lo < win)
+		win = run->hi - run->lo;
 	if (!(buf = dev_alloc(win * 512)))
 		return diag_fail(d, "out of memory (%llu bytes) for the rebuild's copy buffer",
 				 (unsigned long long)win * 512);
-	for (at = run->start; rc == 0 && at < run->end; at += win) {
-		end = at + win < run->end ? at + win : run->end;
+	for (at = run->lo; rc == 0 && at < run->hi; at += win) {
+		end = at + win < run->hi ? at + win : run->hi;
 		for (i = 0; rc == 0 && i < run->n; i++) {
 			struct rebuild_target *t = &run->t[i];
 
@@ -830,6 +833,42 @@ static int rebuild_copies(struct rebuild_run *run, struct diag *d)
 }
 
 /* ---- the whole run ---- */
+
+uint64_t rebuild_ranges_within(const struct rebuild_range *r, int n, uint64_t from, uint64_t to)
+{
+	uint64_t sum = 0, lo, hi;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		lo = r[i].start > from ? r[i].start : from;
+		hi = r[i].end < to ? r[i].end : to;
+		sum += hi > lo ? hi - lo : 0;
+	}
+	return sum;
+}
+
+/* Walks each range to rebuild, in order: the whole [start, end), or what
+ * of the caller's ranges lies in it.  A range skipped is in sync on the
+ * targets already, so the checkpoints after it may record past it. */
+static int walk_ranges(struct rebuild_run *run, struct diag *d)
+{
+	const struct rebuild_range whole = { run->start, run->end };
+	const struct rebuild_range *r = run->o->only ? run->o->only : &whole;
+	int n = run->o->only ? run->o->nonly : 1, i, rc = 0;
+	bool copies = run->a->geo.level == MD_LEVEL_RAID1 || run->a->geo.level == MD_LEVEL_RAID10;
+
+	run->total = rebuild_ranges_within(r, n, run->start, run->end);
+	for (i = 0; rc == 0 && i < n; i++) {
+		run->lo = r[i].start > run->start ? r[i].start : run->start;
+		run->hi = r[i].end < run->end ? r[i].end : run->end;
+		if (run->lo >= run->hi)
+			continue;
+		rc = copies ? rebuild_copies(run, d) : rebuild_parity(run, d);
+		run->copied += run->hi - run->lo;
+	}
+	run->r->copied = run->copied;
+	return rc;
+}
 
 static int plan_run(struct rebuild_run *run, struct diag *d)
 {
@@ -897,12 +936,11 @@ int rebuild_array(struct array *a, struct rebuild_target *t, int n,
 	if (recovery_begin(a, t, n, d) < 0)
 		return -1;
 	run.last_checkpoint = now_s();
-	if (g->level == MD_LEVEL_RAID1 || g->level == MD_LEVEL_RAID10)
-		rc = rebuild_copies(&run, d);
-	else
-		rc = rebuild_parity(&run, d);
-	if (rc == 0)
+	rc = walk_ranges(&run, d);
+	if (rc == 0) {
+		run.lo = run.hi = run.end;
 		rc = checkpoint(&run, run.end, true, d);
+	}
 	if (rc == 0)
 		rc = clear_survivor_logs(&run, d);
 	for (i = 0; i < ST_MAX_DISKS; i++)

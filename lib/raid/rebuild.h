@@ -32,6 +32,11 @@ struct rebuild_event {
 	uint64_t lost_length[ST_MAX_DISKS];
 };
 
+/* Member sectors [start, end) of every target. */
+struct rebuild_range {
+	uint64_t start, end;
+};
+
 typedef int (*rebuild_report)(void *ctx, const struct rebuild_event *e);
 typedef void (*rebuild_progress)(void *ctx, uint64_t done, uint64_t total);
 
@@ -39,6 +44,11 @@ struct rebuild_options {
 	bool restart;                /* ignore recorded recovery offsets */
 	unsigned checkpoint_ms;      /* how often recovery_offset is recorded; 0 = 1000 */
 	int jobs;                    /* RAID4/5/6 lanes side by side; 0: one per CPU */
+	/* md's bitmap-based recovery: only these ranges (in order, apart) are
+	 * rebuilt, the rest of every target being in sync already; NULL: the
+	 * whole of each target */
+	const struct rebuild_range *only;
+	int nonly;
 	rebuild_report report;
 	rebuild_progress progress;
 	void *ctx;
@@ -46,6 +56,7 @@ struct rebuild_options {
 
 struct rebuild_result {
 	uint64_t start, end;         /* member sectors rebuilt in this run */
+	uint64_t copied;             /* of those, sectors written to each target (the rest skipped) */
 	uint64_t unrecoverable;      /* bytes of targets recorded as bad */
 	uint64_t disagree;           /* RAID6 4 KiB units where survivors disagree with P/Q */
 	uint64_t read_errors;        /* survivor 4 KiB blocks that could not be read */
@@ -64,6 +75,9 @@ struct rebuild_result {
  * small, or I/O on a target fails. */
 int rebuild_array(struct array *a, struct rebuild_target *t, int n,
 		  const struct rebuild_options *o, struct rebuild_result *r, struct diag *d);
+
+/* Sectors of ranges r[0..n-1] that lie in [from, to). */
+uint64_t rebuild_ranges_within(const struct rebuild_range *r, int n, uint64_t from, uint64_t to);
 
 
 

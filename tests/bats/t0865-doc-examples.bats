@@ -328,6 +328,20 @@ needs_root_fuse() {
 	[ "$(stripe-read dev/sd[bcef]1 | sha)" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ]
 }
 
+@test "runbook: a member back after a write without it is re-added from the bitmap, as the page shows, exit 0" {
+	local b line m
+	b=$(man_block RUNBOOKS "Take back a member that was away" 1)
+	for m in b c d e; do truncate -s 256M dev/sd${m}1; done
+	stripe-create -q -l 5 -n 4 -c 512K --bitmap internal --bitmap-chunk 1M --assume-clean dev/sd[b-e]1 2> /dev/null
+	head -c 1M /dev/urandom | stripe-write -q --run --offset 100M dev/sd[b-d]1
+	example "$(prompted "$b")"
+	is_status "0 0"
+	while IFS= read -r line; do
+		assert_line "$line"
+	done < <(shown "$b" "$(prompted "$b" | head -1)")
+	run -0 stripe-check -q --progress none dev/sd[b-e]1
+}
+
 @test "runbook: stripe-examine, stripe-read and e2fsck of an array read from images, exit 0" {
 	local b
 	b=$(man_block RUNBOOKS "Read an array md will not assemble" 1)

@@ -32,7 +32,8 @@
 # With ":readd" the array's last member is left out of the assembly, and
 # once the array runs read-write it is given back with mdadm --re-add and
 # md's recovery waited for (readd=0; 1 when mdadm refused), before the
-# sha256 and the check.  An array that does not
+# sha256 and the check; after the stop, mdadm --examine of it into
+# $MDVM_OUT/NAME/examine-back.txt.  An array that does not
 # assemble gives "R: name=NAME assembled=0 rc=N" and its messages as
 # "D: NAME |..." lines.
 #
@@ -296,6 +297,8 @@ for spec in "$@"; do
 	line="$line rw_sync=$rwsync bitmap_stale=$stale readd=$readd md_syncs=${syncs:--}"
 	mdadm --stop $md > /tmp/stop 2>&1 || sed "s/^/D: $name |stop: /" /tmp/stop
 	line="$line $(bitmap_words "${devs%% *}")"
+	# the member md took back, as md left its superblock
+	[ -n "$MDVM_OUT" ] && [ -n "$back" ] && mdadm --examine "$back" > "$MDVM_OUT/$name/examine-back.txt" 2>&1
 	now
 	echo "$line secs=$((v - start))"
 done
