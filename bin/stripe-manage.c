@@ -162,13 +162,9 @@ static void note_written(struct done *r, const struct array *a, const struct mem
 {
 	int i;
 
-	for (i = 0; i < a->nmembers && r->nwritten < MAX_PATHS; i++) {
-		const struct member *m = &a->members[i];
-
-		if (m != except && m->has_sb && m->dev.writable &&
-		    (m->state == MEMBER_ACTIVE || m->state == MEMBER_REBUILDING || m->state == MEMBER_SPARE))
-			r->written[r->nwritten++] = m->path;
-	}
+	for (i = 0; i < a->nmembers && r->nwritten < MAX_PATHS; i++)
+		if (&a->members[i] != except && manage_writes(&a->members[i]))
+			r->written[r->nwritten++] = a->members[i].path;
 }
 
 static void rdev_numbers(const struct member *m, uint32_t *major_, uint32_t *minor_)
@@ -220,8 +216,8 @@ static int fail(struct array *a, struct member *m, const struct opts *o, struct 
 	if (m->state != MEMBER_ACTIVE && m->state != MEMBER_SPARE)
 		return refuse(m, "not in sync in the array (%s): nothing to fail", m->reason);
 	if (m->state == MEMBER_ACTIVE && a->missing + 1 > array_redundancy(&a->geo) && !o->force) {
-		fprintf(stderr, TOOL ": %s: role %d holds the last redundancy of role data: failed, the array could not be read; use --force to fail it; nothing written\n",
-			m->path, m->sb.role);
+		fprintf(stderr, TOOL ": %s: failing role %d would leave the array unreadable (%d role%s missing already); use --force to fail it; nothing written\n",
+			m->path, m->sb.role, a->missing, a->missing == 1 ? "" : "s");
 		return -1;
 	}
 	r->dev_number = m->sb.dev_number;
@@ -253,9 +249,9 @@ static int remove_member(struct array *a, struct member *m, const struct opts *o
 	return 0;
 }
 
-static void report(const struct opts *o, const struct array *a, const struct done *r)
+static void report(struct opts *o, const struct array *a, const struct done *r)
 {
-	struct json *j = &((struct opts *)o)->out.j;
+	struct json *j = &o->out.j;
 	char uuid[36];
 	int i;
 
@@ -323,7 +319,9 @@ static int manage(struct opts *o, int argc, char **argv)
 	given.newcomers = newcomer;
 	given.force = o->force;
 	given.run = o->run;
-	given.say = o->quiet ? CLI_SAY_NOTHING : o->verbose ? CLI_SAY_ROLES : CLI_SAY_NOTHING;
+	/* the device a verb names is left out by nature (blank, or failed):
+	 * the roles are said with -v only */
+	given.say = o->verbose && o->verb != VERB_ADD ? CLI_SAY_ROLES : CLI_SAY_NOTHING;
 	if (cli_open_array(&a, &given) < 0)
 		return -1;
 	m = &a.members[at];
@@ -383,11 +381,11 @@ static int zero_check(const char *path, const struct opts *o, struct zero_target
 	return 0;
 }
 
-static int zero(const struct opts *o, int argc, char **argv)
+static int zero(struct opts *o, int argc, char **argv)
 {
 	int n = argc - optind, i, rc = 0;
 	struct zero_target *z;
-	struct json *j = &((struct opts *)o)->out.j;
+	struct json *j = &o->out.j;
 	struct diag d;
 	char ver[16];
 
@@ -402,7 +400,7 @@ static int zero(const struct opts *o, int argc, char **argv)
 		z[i].dev.fd = -1;
 	for (i = 0; i < n && rc == 0; i++)
 		rc = zero_check(argv[optind + i], o, &z[i]);
-	if (rc == 0 && o->json && json_out_begin(&((struct opts *)o)->out, 1) < 0)
+	if (rc == 0 && o->json && json_out_begin(&o->out, 1) < 0)
 		rc = -1;
 	if (rc == 0 && o->json) {
 		json_str(j, "verb", verb_names[VERB_ZERO]);

@@ -23,9 +23,8 @@ static const struct super_ops *ops(const struct array *a)
 	return super_ops_of(a->ref->major);
 }
 
-/* The members md runs with and writes: those holding a role (in sync
- * or being rebuilt) and the array's spares; never a faulty or stale one. */
-static bool written(const struct member *m)
+/* never a faulty or stale member: md runs without them */
+bool manage_writes(const struct member *m)
 {
 	return m->state == MEMBER_ACTIVE || m->state == MEMBER_REBUILDING || m->state == MEMBER_SPARE;
 }
@@ -100,7 +99,7 @@ int manage_add_spare(struct array *a, struct member *spare, uint32_t rdev_major,
 	for (i = 0; i < a->nmembers; i++) {
 		struct member *m = &a->members[i];
 
-		if (m == spare || !written(m))
+		if (m == spare || !manage_writes(m))
 			continue;
 		ops(a)->record_spare(&m->sb, &spare->sb);
 		if (write_member(a, m, events, now, d) < 0)
@@ -123,7 +122,7 @@ static int record_on_others(struct array *a, struct member *m, int steps,
 	for (i = 0; i < a->nmembers; i++) {
 		struct member *w = &a->members[i];
 
-		if (w == m || !written(w))
+		if (w == m || !manage_writes(w))
 			continue;
 		change(&w->sb, &m->sb);
 		if (write_member(a, w, events, now, d) < 0)

@@ -4,10 +4,15 @@
 #ifndef STRIPE_MANAGE_H
 #define STRIPE_MANAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "md/array.h"
 #include "util/diag.h"
+
+/* Whether md writes m's superblock at a change of the array: it holds a
+ * role (in sync or being rebuilt) or is one of its spares. */
+bool manage_writes(const struct member *m);
 
 /* Writes a hot spare's superblock on spare (opened for writing, no member
  * of this array) and records it on every member md would write: events
