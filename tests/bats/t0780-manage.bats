@@ -12,21 +12,33 @@ load helpers
 
 MW=$TOP/tests/fixtures/md-writes
 
+# md's members, unpacked once for the file: each test copies those it needs.
+setup_file() {
+	local f u
+	for f in "$MW"/r5-4d-64k-ls-{1.2,0.90}-manage/*.img.xz "$MW"/r5-4d-64k-ls-0.90/member*.img.xz \
+		"$MW"/zero-1.0-1.1/*.img.xz; do
+		u=$BATS_FILE_TMPDIR/${f#"$MW"/}
+		mkdir -p "${u%/*}"
+		xz -dc "$f" >"${u%.xz}"
+	done
+}
+
 setup() {
 	D=$BATS_TEST_TMPDIR
 	M=("$D"/m{0,1,2,3}.img)
+	U=$BATS_FILE_TMPDIR
 }
 
 # md_member META STEP N: the file holding member N (4: the added device)
 # as md left it after STEP (base: before the first), or "blank".
 md_member() {
-	local w=$MW/r5-4d-64k-ls-$1-manage
+	local w=$U/r5-4d-64k-ls-$1-manage
 	case $2:$3 in
 	base:4) echo blank ;;
-	base:*) if [ "$1" = 1.2 ]; then echo "$FIX/r5-4d-64k-ls-1.2/member$3.img"; else echo "$MW/r5-4d-64k-ls-0.90/member$3.img.xz"; fi ;;
-	remove-spare:4 | fail:4 | fail-remove:4) echo "$w/add-member4.img.xz" ;;
-	fail:1 | fail-remove:1) echo "$w/remove-spare-member1.img.xz" ;;
-	*) echo "$w/$2-member$3.img.xz" ;;
+	base:*) if [ "$1" = 1.2 ]; then echo "$FIX/r5-4d-64k-ls-1.2/member$3.img"; else echo "$U/r5-4d-64k-ls-0.90/member$3.img"; fi ;;
+	remove-spare:4 | fail:4 | fail-remove:4) echo "$w/add-member4.img" ;;
+	fail:1 | fail-remove:1) echo "$w/remove-spare-member1.img" ;;
+	*) echo "$w/$2-member$3.img" ;;
 	esac
 }
 
@@ -34,7 +46,6 @@ md_member() {
 unpack() {
 	case $1 in
 	blank) truncate -s 8M "$2" ;;
-	*.xz) xz -dc "$1" >"$2" ;;
 	*) cp "$1" "$2" ;;
 	esac
 }
@@ -129,7 +140,7 @@ like_md() {
 	for set in r1-2d-1.0 r1-2d-1.1 r5-4d-64k-rs-1.0; do
 		cp "$FIX/$set/member0.img" "$D/z.img"
 		stripe-manage -q --zero-superblock "$D/z.img"
-		cmp <(xz -dc "$MW/zero-1.0-1.1/$set-member0.img.xz") "$D/z.img" || fail "$set differs"
+		cmp "$U/zero-1.0-1.1/$set-member0.img" "$D/z.img" || fail "$set differs"
 	done
 }
 
