@@ -42,7 +42,8 @@ static void usage(FILE *out)
 		"                           as md's recovery would\n"
 		"      --fail MEMBER        record MEMBER faulty (mdadm --fail)\n"
 		"      --remove MEMBER      take a faulty member or a spare out of the array's\n"
-		"                           tables (mdadm --remove)\n"
+		"                           tables (mdadm --remove); --remove failed: every\n"
+		"                           device they record faulty, given or gone\n"
 		"      --zero-superblock    zero the md superblock of each DEVICE, the bytes\n"
 		"                           mdadm --zero-superblock zeroes\n"
 		"\n"
@@ -156,6 +157,7 @@ struct done {
 	int nwritten;
 	const char *written[MAX_PATHS];
 	bool nothing;                /* nothing to do: said why */
+	int removed;                 /* --remove failed: how many */
 };
 
 static void note_written(struct done *r, const struct array *a, const struct member *except)
@@ -249,6 +251,28 @@ static int remove_member(struct array *a, struct member *m, const struct opts *o
 	return 0;
 }
 
+/* mdadm's keyword: the faulty devices, which need not be at hand. */
+static bool remove_failed(const struct opts *o)
+{
+	return o->verb == VERB_REMOVE && !strcmp(o->target, "failed") && access(o->target, F_OK) < 0;
+}
+
+static int remove_all_failed(struct array *a, const struct opts *o, struct done *r, struct diag *d)
+{
+	if (manage_remove_failed(a, &r->removed, d) < 0)
+		return -1;
+	if (r->removed == 0) {
+		if (!o->quiet)
+			fprintf(stderr, TOOL ": %s: the array records no faulty device; nothing to do\n",
+				a->members[0].path);
+		r->nothing = true;
+		return 0;
+	}
+	r->dev_number = -1;
+	note_written(r, a, NULL);
+	return 0;
+}
+
 static void report(struct opts *o, const struct array *a, const struct done *r)
 {
 	struct json *j = &o->out.j;
@@ -269,8 +293,13 @@ static void report(struct opts *o, const struct array *a, const struct done *r)
 			       (unsigned long long)r->events);
 			break;
 		default:
-			printf("%s: removed from the array (device %d), events %llu\n", r->device, r->dev_number,
-			       (unsigned long long)r->events);
+			if (r->dev_number < 0)
+				printf("%s: %d faulty device%s removed from the array, events %llu\n",
+				       a->members[0].path, r->removed, r->removed == 1 ? "" : "s",
+				       (unsigned long long)r->events);
+			else
+				printf("%s: removed from the array (device %d), events %llu\n", r->device,
+				       r->dev_number, (unsigned long long)r->events);
 			break;
 		}
 	}
@@ -283,10 +312,12 @@ static void report(struct opts *o, const struct array *a, const struct done *r)
 	json_str(j, "device", r->device);
 	json_str(j, "array_uuid", uuid);
 	json_bool(j, "changed", !r->nothing);
-	if (!r->nothing) {
+	if (!r->nothing && r->dev_number >= 0)
 		json_int(j, "dev_number", r->dev_number);
+	if (o->verb == VERB_REMOVE && r->dev_number < 0)
+		json_int(j, "removed", r->removed);
+	if (!r->nothing)
 		json_uint(j, "events", r->events);
-	}
 	json_array(j, "written");
 	for (i = 0; i < r->nwritten; i++)
 		json_str(j, NULL, r->written[i]);
@@ -309,7 +340,7 @@ static int manage(struct opts *o, int argc, char **argv)
 		paths[n++] = argv[i];
 	if (cli_need_members(TOOL, n) < 0)
 		return -1;
-	at = index_of(paths, n, o->target);
+	at = remove_failed(o) ? 0 : index_of(paths, n, o->target);
 	if (at < 0) {
 		at = n;
 		paths[n++] = (char *)o->target;
@@ -325,7 +356,7 @@ static int manage(struct opts *o, int argc, char **argv)
 	if (cli_open_array(&a, &given) < 0)
 		return -1;
 	m = &a.members[at];
-	r.device = m->path;
+	r.device = remove_failed(o) ? o->target : m->path;
 	if (o->json && json_out_begin(&o->out, 1) < 0) {
 		array_close(&a);
 		return -1;
@@ -333,6 +364,7 @@ static int manage(struct opts *o, int argc, char **argv)
 	d.msg[0] = 0;
 	rc = o->verb == VERB_ADD ? add(&a, m, o, &r, &d)
 	   : o->verb == VERB_FAIL ? fail(&a, m, o, &r, &d)
+	   : remove_failed(o) ? remove_all_failed(&a, o, &r, &d)
 	   : remove_member(&a, m, o, &r, &d);
 	if (rc < 0 && d.msg[0])
 		fprintf(stderr, TOOL ": %s\n", d.msg);

@@ -142,6 +142,30 @@ int manage_remove(struct array *a, struct member *m, struct diag *d)
 	return record_on_others(a, m, EVENTS_REMOVE, ops(a)->record_removed, d);
 }
 
+int manage_remove_failed(struct array *a, int *n, struct diag *d)
+{
+	struct md_super view = *a->ref;
+	uint64_t events = 0, now = (uint64_t)time(NULL);
+	int i;
+
+	*n = ops(a)->remove_faulty(&view);
+	if (*n == 0)
+		return 0;
+	if (events_after(a, *n * EVENTS_REMOVE, &events, d) < 0 || intent_open(a, d) < 0)
+		return -1;
+	for (i = 0; i < a->nmembers; i++) {
+		struct member *w = &a->members[i];
+
+		if (!manage_writes(w))
+			continue;
+		ops(a)->remove_faulty(&w->sb);
+		if (write_member(a, w, events, now, d) < 0)
+			return -1;
+	}
+	a->events = events;
+	return 0;
+}
+
 int manage_zero(struct dev *dv, const struct md_super *sb, struct diag *d)
 {
 	uint8_t block[4096];

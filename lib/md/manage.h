@@ -33,6 +33,12 @@ int manage_fail(struct array *a, struct member *m, struct diag *d);
  * was, as md leaves it. */
 int manage_remove(struct array *a, struct member *m, struct diag *d);
 
+/* mdadm --remove failed: takes every device the array records faulty out
+ * of the tables of every member md would write, whether or not it was
+ * given: events one up for each, as md removes them one by one.  *n says
+ * how many; 0 writes nothing. */
+int manage_remove_failed(struct array *a, int *n, struct diag *d);
+
 /* The bytes mdadm --zero-superblock writes: zeroes over the superblock sb
  * found on dv (4 KiB for 0.90, 512 bytes or one logical sector for 1.x),
  * flushed. */

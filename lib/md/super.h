@@ -192,6 +192,9 @@ struct super_ops {
 	void (*record_spare)(struct md_super *sb, const struct md_super *spare);
 	void (*record_faulty)(struct md_super *sb, const struct md_super *member);
 	void (*record_removed)(struct md_super *sb, const struct md_super *member);
+	/* takes every device sb records faulty out of its tables (mdadm
+	 * --remove failed, for members that are gone); returns how many */
+	int (*remove_faulty)(struct md_super *sb);
 	/* bytes mdadm --zero-superblock writes over the superblock, at least
 	 * one logical sector */
 	size_t (*zeroed_bytes)(unsigned sector_size);

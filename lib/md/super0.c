@@ -595,6 +595,23 @@ static void record_removed0(struct md_super *sb, const struct md_super *member)
 	recount0(r);
 }
 
+/* The faulty devices are those listed past the roles; a role's slot
+ * marked faulty removed stays so, as md keeps it. */
+static int remove_faulty0(struct md_super *sb)
+{
+	struct sb0 *r = &sb->raw.v0;
+	int k, n = 0;
+
+	for (k = (int)r->w[SB0_RAID_DISKS]; k < SB0_DISKS; k++) {
+		if (disk_entry(r, k)[SB0_D_STATE] == 1u << SB0_DS_FAULTY) {
+			memset(disk_entry(r, k), 0, 32 * sizeof(uint32_t));
+			n++;
+		}
+	}
+	recount0(r);
+	return n;
+}
+
 /* mdadm's store_super0: the whole 4 KiB superblock. */
 static size_t zeroed_bytes0(unsigned sector_size)
 {
@@ -631,5 +648,6 @@ const struct super_ops super0_ops = {
 	.record_spare = record_spare0,
 	.record_faulty = record_faulty0,
 	.record_removed = record_removed0,
+	.remove_faulty = remove_faulty0,
 	.zeroed_bytes = zeroed_bytes0,
 };

@@ -619,6 +619,20 @@ static void record_removed1(struct md_super *sb, const struct md_super *member)
 	sb->raw.v1.dev_roles[member->raw.v1.dev_number] = SB1_ROLE_SPARE;
 }
 
+static int remove_faulty1(struct md_super *sb)
+{
+	uint32_t k;
+	int n = 0;
+
+	for (k = 0; k < sb->raw.v1.max_dev && k < SB1_MAX_DEV; k++) {
+		if (sb->raw.v1.dev_roles[k] == SB1_ROLE_FAULTY) {
+			sb->raw.v1.dev_roles[k] = SB1_ROLE_SPARE;
+			n++;
+		}
+	}
+	return n;
+}
+
 /* mdadm's store_super1 of an empty superblock: 256 bytes and no roles,
  * rounded up to the device's sector. */
 static size_t zeroed_bytes1(unsigned sector_size)
@@ -661,5 +675,6 @@ const struct super_ops super1_ops = {
 	.record_spare = record_spare1,
 	.record_faulty = record_faulty1,
 	.record_removed = record_removed1,
+	.remove_faulty = remove_faulty1,
 	.zeroed_bytes = zeroed_bytes1,
 };

@@ -124,6 +124,28 @@ like_md() {
 	like_md 0.90 fail-remove 0 1 2 3
 }
 
+@test "--remove failed takes a failed member that is gone out of the tables, as md's --remove of it" {
+	local meta
+	for meta in 1.2 0.90; do
+		stage "$meta" fail
+		rm "$D/m1.img"
+		run --separate-stderr stripe-manage --remove failed "$D"/m{0,2,3}.img
+		assert_success
+		[ "$output" = "$D/m0.img: 1 faulty device removed from the array, events $([ "$meta" = 1.2 ] && echo 42 || echo 43)" ] ||
+			fail "$meta: $output"
+		like_md "$meta" fail-remove 0 2 3
+	done
+}
+
+@test "--remove failed on an array that records no faulty device says so and writes nothing" {
+	stage 1.2 fail-remove
+	sums >"$D/before"
+	run --separate-stderr stripe-manage --remove failed "$D"/m{0,2,3}.img
+	assert_success
+	[ "$stderr" = "stripe-manage: $D/m0.img: the array records no faulty device; nothing to do" ] || fail "$stderr"
+	sums | cmp - "$D/before"
+}
+
 @test "--zero-superblock zeroes the bytes mdadm zeroes: 512 at a 1.2 superblock, the 4 KiB of a 0.90 one" {
 	local meta
 	for meta in 1.2 0.90; do

@@ -116,6 +116,19 @@ static void test_fail_remove_1x(void)
 	ok(sb.raw.v1.dev_roles[2] == SB1_ROLE_SPARE, "1.x: removed, its number is 0xffff, as no device");
 }
 
+static void test_remove_faulty(int major, int minor)
+{
+	const struct super_ops *o = super_ops_of(major);
+	struct md_super sb, failed;
+
+	new_member(&sb, major, minor, 0);
+	new_member(&failed, major, minor, 3);
+	ok(o->remove_faulty(&sb) == 0, "%d.%d: no faulty device, none removed", major, minor);
+	o->record_faulty(&sb, &failed);
+	ok(o->remove_faulty(&sb) == 1 && o->remove_faulty(&sb) == 0,
+	   "%d.%d: the one faulty device is removed once", major, minor);
+}
+
 static void test_zeroed_bytes(void)
 {
 	ok(super_ops_of(1)->zeroed_bytes(512) == 512 && super_ops_of(1)->zeroed_bytes(4096) == 4096,
@@ -129,6 +142,8 @@ int main(void)
 	test_spare_090();
 	test_fail_remove_090();
 	test_fail_remove_1x();
+	test_remove_faulty(1, 2);
+	test_remove_faulty(0, 90);
 	test_zeroed_bytes();
 	return tap_done();
 }
