@@ -1,7 +1,6 @@
 /* manage: the superblock edits behind mdadm --add, --fail, --remove and
  * --zero-superblock, made offline as md leaves them once the array has
  * stopped (tests/fixtures/md-writes/r5-4d-64k-ls-*-manage hold md's). */
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -10,8 +9,8 @@
 #include "md/recovery.h"
 
 /* How far each verb moves the events count, as md 6.1 leaves it after
- * the command and --stop: a spare added or a device removed is one
- * superblock update; a fail is two, as the array also turns degraded. */
+ * the command and --stop (measured in mdvm, the fixtures' MANIFESTs): a
+ * spare added or a device removed is one superblock update, a fail two. */
 enum {
 	EVENTS_ADD = 1,
 	EVENTS_FAIL = 2,
