@@ -339,6 +339,15 @@ static int zero_by_writing(struct dev *dv, uint64_t off, uint64_t len, struct di
 	return rc;
 }
 
+unsigned dev_sector_size(const struct dev *dv)
+{
+	int size = 0;
+
+	if (dv->is_blockdev && ioctl(dv->fd, BLKSSZGET, &size) == 0 && size >= 512 && size <= 65536)
+		return (unsigned)size;
+	return 512;
+}
+
 int dev_zero(struct dev *dv, uint64_t off, uint64_t len, struct diag *d)
 {
 	if (!len)

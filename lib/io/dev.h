@@ -97,6 +97,9 @@ int dev_write(struct dev *dv, const void *buf, size_t len, uint64_t off, struct 
 /* Flushes what was written to stable storage (fdatasync). */
 int dev_sync(struct dev *dv, struct diag *d);
 
+/* The logical sector size: BLKSSZGET on a block device, 512 for a file. */
+unsigned dev_sector_size(const struct dev *dv);
+
 /* Makes [off, off + len) read as zeroes: a hole punched in a file, BLKZEROOUT
  * on a block device, plain writes of zeroes where neither works. */
 int dev_zero(struct dev *dv, uint64_t off, uint64_t len, struct diag *d);

@@ -132,6 +132,7 @@ struct super_joiner {
 	uint64_t dev_sectors;
 	const int *taken;            /* device numbers other members hold */
 	int ntaken;
+	uint32_t rdev_major, rdev_minor;   /* a block device's numbers, else 0 (0.90 records them) */
 };
 
 /* Everything one superblock version knows, in the spirit of mdadm's
@@ -189,6 +190,22 @@ struct super_ops {
 	void (*set_state)(struct md_super *sb, uint64_t events, bool clean, uint64_t now);
 	/* records the rebuild's progress; false where the version cannot */
 	bool (*checkpoint)(struct md_super *sb, uint64_t done);
+
+	/* mdadm's manage mode (manage.c): a hot spare's superblock from the
+	 * array's, with the device number md gives it; and, in a member's
+	 * superblock, that the spare joined, that member is faulty, or that
+	 * member (faulty or spare) is gone from the array */
+	int (*spare)(struct md_super *sb, const struct md_super *ref, const struct super_joiner *j,
+		     struct diag *d);
+	void (*record_spare)(struct md_super *sb, const struct md_super *spare);
+	void (*record_faulty)(struct md_super *sb, const struct md_super *member);
+	void (*record_removed)(struct md_super *sb, const struct md_super *member);
+	/* takes every device sb records faulty out of its tables (mdadm
+	 * --remove failed, for members that are gone); returns how many */
+	int (*remove_faulty)(struct md_super *sb);
+	/* bytes mdadm --zero-superblock writes over the superblock, at least
+	 * one logical sector */
+	size_t (*zeroed_bytes)(unsigned sector_size);
 };
 
 extern const struct super_ops super0_ops, super1_ops;

@@ -443,6 +443,181 @@ static bool checkpoint0(struct md_super *sb, uint64_t done)
 	return false;
 }
 
+/* md's super_90_sync counts from the table it writes: an entry marked
+ * removed is a failed slot and no disk; the other entries are disks,
+ * faulty, active in sync, or spare. */
+static void recount0(struct sb0 *r)
+{
+	uint32_t nr = 0, active = 0, working = 0, failed = 0, spare = 0, k, st;
+	const uint32_t sync = 1u << SB0_DS_ACTIVE | 1u << SB0_DS_SYNC;
+
+	for (k = 0; k < SB0_DISKS; k++) {
+		const uint32_t *e = disk_entry(r, (int)k);
+
+		st = e[SB0_D_STATE];
+		if (!st && !e[SB0_D_NUMBER] && !e[SB0_D_MAJOR] && !e[SB0_D_MINOR] && !e[SB0_D_RAID_DISK])
+			continue;
+		if (st & 1u << SB0_DS_REMOVED) {
+			failed++;
+			continue;
+		}
+		nr++;
+		if (st & 1u << SB0_DS_FAULTY)
+			continue;
+		working++;
+		if ((st & sync) == sync)
+			active++;
+		else
+			spare++;
+	}
+	r->w[SB0_NR_DISKS] = nr;
+	r->w[SB0_ACTIVE] = active;
+	r->w[SB0_WORKING] = working;
+	r->w[SB0_FAILED] = failed;
+	r->w[SB0_SPARE] = spare;
+}
+
+static bool entry_free0(struct sb0 *r, int k)
+{
+	const uint32_t *e = disk_entry(r, k);
+	int i;
+
+	for (i = 0; i < 32; i++)
+		if (e[i])
+			return false;
+	return true;
+}
+
+/* md lists the devices that hold no role (spares, faulty ones) after
+ * the roles, from raid_disks up, each numbered by its place. */
+static int next_spare0(struct sb0 *r)
+{
+	int k;
+
+	for (k = (int)r->w[SB0_RAID_DISKS]; k < SB0_DISKS; k++)
+		if (entry_free0(r, k))
+			return k;
+	return -1;
+}
+
+static void set_entry0(struct sb0 *r, int k, uint32_t major, uint32_t minor, uint32_t state)
+{
+	uint32_t *e = disk_entry(r, k);
+
+	memset(e, 0, 32 * sizeof(*e));
+	e[SB0_D_NUMBER] = e[SB0_D_RAID_DISK] = (uint32_t)k;
+	e[SB0_D_MAJOR] = major;
+	e[SB0_D_MINOR] = minor;
+	e[SB0_D_STATE] = state;
+}
+
+static void record_spare0(struct md_super *sb, const struct md_super *spare)
+{
+	struct sb0 *r = &sb->raw.v0;
+
+	memcpy(disk_entry(r, spare->dev_number), &spare->raw.v0.w[SB0_THIS_DISK], 32 * sizeof(uint32_t));
+	recount0(r);
+}
+
+/* The array's superblock, with the spare in the first free entry past
+ * the roles (its major and minor, no state bits) as its own disk. */
+static int spare0(struct md_super *sb, const struct md_super *ref, const struct super_joiner *j,
+		  struct diag *d)
+{
+	struct sb0 *r = &sb->raw.v0;
+	int k;
+
+	*r = ref->raw.v0;
+	k = next_spare0(r);
+	if (k < 0)
+		return diag_fail(d, "%s: the 0.90 table of disks is full (%d entries)", j->path, SB0_DISKS);
+	set_entry0(r, k, j->rdev_major, j->rdev_minor, 0);
+	memcpy(disk_entry(r, -1), disk_entry(r, k), 32 * sizeof(uint32_t));
+	recount0(r);
+	sb->major = 0;
+	sb->minor = ref->minor;
+	sb->dev_sectors = j->dev_sectors;
+	sb->sb_sector = sb0_location(j->dev_sectors);
+	summarise0(sb);
+	return 0;
+}
+
+/* md marks the role's slot "faulty removed" and lists the faulty device
+ * itself past the roles with its major and minor, state faulty, until it
+ * is removed; a faulty spare keeps its entry. */
+static void record_faulty0(struct md_super *sb, const struct md_super *member)
+{
+	struct sb0 *r = &sb->raw.v0;
+	const uint32_t *own = &member->raw.v0.w[SB0_THIS_DISK];
+	int role = member->role, k;
+
+	if (role < 0 || role >= SB0_DISKS) {
+		disk_entry(r, member->dev_number)[SB0_D_STATE] = 1u << SB0_DS_FAULTY;
+	} else {
+		set_entry0(r, role, 0, 0, 1u << SB0_DS_FAULTY | 1u << SB0_DS_REMOVED);
+		k = next_spare0(r);
+		if (k >= 0)
+			set_entry0(r, k, own[SB0_D_MAJOR], own[SB0_D_MINOR], 1u << SB0_DS_FAULTY);
+	}
+	recount0(r);
+}
+
+/* The entry past the roles that lists member: its own for a spare, the
+ * faulty one with its major and minor for a failed member (the only
+ * faulty one when the numbers do not tell). */
+static int listed_at0(struct sb0 *r, const struct md_super *member)
+{
+	const uint32_t *own = &member->raw.v0.w[SB0_THIS_DISK];
+	int k, first = -1, faulty = 0;
+
+	if (member->role == ROLE_SPARE)
+		return member->dev_number;
+	for (k = (int)r->w[SB0_RAID_DISKS]; k < SB0_DISKS; k++) {
+		const uint32_t *e = disk_entry(r, k);
+
+		if (e[SB0_D_STATE] != 1u << SB0_DS_FAULTY)
+			continue;
+		if (e[SB0_D_MAJOR] == own[SB0_D_MAJOR] && e[SB0_D_MINOR] == own[SB0_D_MINOR])
+			return k;
+		if (faulty++ == 0)
+			first = k;
+	}
+	return faulty == 1 ? first : -1;
+}
+
+static void record_removed0(struct md_super *sb, const struct md_super *member)
+{
+	struct sb0 *r = &sb->raw.v0;
+	int k = listed_at0(r, member);
+
+	if (k >= (int)r->w[SB0_RAID_DISKS] && k < SB0_DISKS)
+		memset(disk_entry(r, k), 0, 32 * sizeof(uint32_t));
+	recount0(r);
+}
+
+/* The faulty devices are those listed past the roles; a role's slot
+ * marked faulty removed stays so, as md keeps it. */
+static int remove_faulty0(struct md_super *sb)
+{
+	struct sb0 *r = &sb->raw.v0;
+	int k, n = 0;
+
+	for (k = (int)r->w[SB0_RAID_DISKS]; k < SB0_DISKS; k++) {
+		if (disk_entry(r, k)[SB0_D_STATE] == 1u << SB0_DS_FAULTY) {
+			memset(disk_entry(r, k), 0, 32 * sizeof(uint32_t));
+			n++;
+		}
+	}
+	recount0(r);
+	return n;
+}
+
+/* mdadm's store_super0: the whole 4 KiB superblock. */
+static size_t zeroed_bytes0(unsigned sector_size)
+{
+	return SB0_BYTES > sector_size ? SB0_BYTES : sector_size;
+}
+
 const struct super_ops super0_ops = {
 	.major = 0,
 	.label = "0.90",
@@ -469,4 +644,10 @@ const struct super_ops super0_ops = {
 	.keep_devices = keep_devices0,
 	.set_state = set_state0,
 	.checkpoint = checkpoint0,
+	.spare = spare0,
+	.record_spare = record_spare0,
+	.record_faulty = record_faulty0,
+	.record_removed = record_removed0,
+	.remove_faulty = remove_faulty0,
+	.zeroed_bytes = zeroed_bytes0,
 };

@@ -592,6 +592,87 @@ static bool checkpoint1(struct md_super *sb, uint64_t done)
 	return true;
 }
 
+/* md (bind_rdev_to_array) numbers a device added to a running array from
+ * raid_disks up, past the numbers its members hold (a number listed
+ * faulty still belongs to a member until it is removed). */
+static int spare_number1(const struct sb1 *ref, const struct super_joiner *j)
+{
+	uint32_t k;
+
+	for (k = ref->raid_disks; k < ref->max_dev && k < SB1_MAX_DEV; k++)
+		if (ref->dev_roles[k] == SB1_ROLE_SPARE && !taken(j, k))
+			return (int)k;
+	return -1;
+}
+
+/* The array's superblock with the new device's number, UUID and place,
+ * and none of a member's own state (bad blocks, a recovery, a
+ * replacement): 1.x lists a spare as it lists no device at all. */
+static int spare1(struct md_super *sb, const struct md_super *ref, const struct super_joiner *j,
+		  struct diag *d)
+{
+	struct sb1 *r = &sb->raw.v1;
+	int number = spare_number1(&ref->raw.v1, j);
+
+	if (number < 0)
+		return diag_fail(d, "%s: every one of the array's %u device numbers is taken", j->path,
+				 ref->raw.v1.max_dev);
+	*r = ref->raw.v1;
+	r->feature_map &= ~(uint32_t)(SB1_FEAT_BAD_BLOCKS | SB1_FEAT_REPLACEMENT | SB1_FEAT_RECOVERY_OFFSET);
+	r->recovery_offset = 0;
+	r->cnt_corrected_read = 0;
+	r->devflags = 0;
+	r->dev_number = (uint32_t)number;
+	if (getrandom(r->device_uuid, 16, 0) != 16)
+		return diag_fail(d, "%s: no random numbers for a device UUID", j->path);
+	place_joiner1(r, ref, j->dev_sectors);
+	if (r->data_size < r->size)
+		return diag_fail(d, "%s: data area of %llu sectors, the array needs %llu",
+				 j->path, (unsigned long long)r->data_size, (unsigned long long)r->size);
+	sb->major = 1;
+	sb->minor = ref->minor;
+	sb->sb_sector = r->super_offset;
+	sb->dev_sectors = j->dev_sectors;
+	summarise1(sb);
+	return 0;
+}
+
+static void record_spare1(struct md_super *sb, const struct md_super *spare)
+{
+	sb->raw.v1.dev_roles[spare->raw.v1.dev_number] = SB1_ROLE_SPARE;
+}
+
+static void record_faulty1(struct md_super *sb, const struct md_super *member)
+{
+	sb->raw.v1.dev_roles[member->raw.v1.dev_number] = SB1_ROLE_FAULTY;
+}
+
+static void record_removed1(struct md_super *sb, const struct md_super *member)
+{
+	sb->raw.v1.dev_roles[member->raw.v1.dev_number] = SB1_ROLE_SPARE;
+}
+
+static int remove_faulty1(struct md_super *sb)
+{
+	uint32_t k;
+	int n = 0;
+
+	for (k = 0; k < sb->raw.v1.max_dev && k < SB1_MAX_DEV; k++) {
+		if (sb->raw.v1.dev_roles[k] == SB1_ROLE_FAULTY) {
+			sb->raw.v1.dev_roles[k] = SB1_ROLE_SPARE;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* mdadm's store_super1 of an empty superblock: 256 bytes and no roles,
+ * rounded up to the device's sector. */
+static size_t zeroed_bytes1(unsigned sector_size)
+{
+	return sector_size > 512 ? sector_size : 512;
+}
+
 static uint64_t location1(int minor, uint64_t dev_sectors)
 {
 	return sb1_location(minor, dev_sectors);
@@ -625,4 +706,10 @@ const struct super_ops super1_ops = {
 	.keep_devices = keep_devices1,
 	.set_state = set_state1,
 	.checkpoint = checkpoint1,
+	.spare = spare1,
+	.record_spare = record_spare1,
+	.record_faulty = record_faulty1,
+	.record_removed = record_removed1,
+	.remove_faulty = remove_faulty1,
+	.zeroed_bytes = zeroed_bytes1,
 };

@@ -32,7 +32,7 @@ TOOLS="stripe-examine stripe-read stripe-map"
 
 @test "a usage error is one line and where the help is, in every tool and script" {
 	local t
-	for t in stripe-create stripe-examine stripe-read stripe-write stripe-check stripe-rebuild stripe-map \
+	for t in stripe-create stripe-examine stripe-read stripe-write stripe-check stripe-rebuild stripe-manage stripe-map \
 		stripe-bench "$TOP"/tools/stripe-sweep "$TOP"/tools/stripe-mkfs-bench "$TOP"/tools/stripe-demo; do
 		run --separate-stderr "$t" --no-such-option
 		[ "$status" -eq 2 ] || fail "$t exited $status"

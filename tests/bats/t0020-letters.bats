@@ -8,7 +8,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-ARRAY_TOOLS="stripe-create stripe-examine stripe-read stripe-write stripe-check stripe-rebuild stripe-map
+ARRAY_TOOLS="stripe-create stripe-examine stripe-read stripe-write stripe-check stripe-rebuild stripe-manage stripe-map
 	stripe-probe stripe-sweep stripe-mkfs-bench"
 
 # Each tool's "-x, --long" pairs, read once: "TOOL -x --long" lines.  The
@@ -85,7 +85,12 @@ bench_letter() {
 }
 
 @test "-f is force, never foreground" {
-	array_letter -f --force stripe-create stripe-rebuild stripe-sweep stripe-mkfs-bench
+	array_letter -f --force stripe-create stripe-rebuild stripe-manage stripe-sweep stripe-mkfs-bench
+}
+
+@test "-a is mdadm's --add; --fail and --remove have no letter, as -f and -r are taken" {
+	array_letter -a --add stripe-manage
+	! grep -qE -- ' --(fail|remove)$' "$BATS_FILE_TMPDIR/letters" || fail "$(grep -E -- ' --(fail|remove)$' "$BATS_FILE_TMPDIR/letters")"
 }
 
 @test "-R is --run, mdadm's word for starting degraded" {

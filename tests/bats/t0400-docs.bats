@@ -431,3 +431,8 @@ offered() {
 	complete_line stripe-write --offset ""
 	[ "${#COMPREPLY[@]}" -eq 0 ]
 }
+
+@test "completing stripe-manage --remove offers mdadm's keyword failed" {
+	complete_line stripe-manage --remove fa
+	offered failed || fail "offers: ${COMPREPLY[*]}"
+}

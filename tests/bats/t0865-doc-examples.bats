@@ -199,6 +199,17 @@ needs_root_fuse() {
 	[ "$(stripe-read dev/sdb1 dev/sdc1 dev/sdf1 dev/sde1 | sha)" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ]
 }
 
+@test "tour: stripe-manage adds a spare, then fails, removes and wipes a member, exit 0" {
+	as_members r5-3d-512k-ls-0.90 dev/sdb1 dev/sdc1 dev/sde1
+	truncate -s "$(stat -c %s dev/sdb1)" dev/sdf1
+	example "$(tour "a hot spare ready for the next failure; a retired disk failed, removed and wiped, as mdadm's manage mode does")"
+	is_status "0 0"
+	[ "$(stripe-examine --json dev/sdb1 dev/sde1 dev/sdf1 | jq -r '[.members[].state] | join(" ")')" = "active active spare" ] ||
+		fail "$(stripe-examine dev/sdb1 dev/sde1 dev/sdf1)"
+	run stripe-examine dev/sdc1
+	[[ $output == *"no md superblock found"* ]] || fail "$output"
+}
+
 @test "tour: stripe-recover --dry-run, then the rebuild onto the spare, exit 0" {
 	as_members r5-4d-degraded disk0.img disk1.img disk2.img disk3.img
 	example "$(tour "or let the runbook decide: stale members in place, lost ones onto the spares given")"
