@@ -182,7 +182,7 @@ struct super_ops {
 	 * role's holder, as md lists a replacement; NULL where the version
 	 * cannot record one (0.90) */
 	void (*record_replacement)(struct md_super *sb, const struct md_super *member, int role);
-	/* records in sb that member failed (md's faulty role); NULL as above */
+	/* records in sb that member failed (md's faulty role) */
 	void (*record_faulty)(struct md_super *sb, const struct md_super *member);
 	/* records that only the device numbers in present take part: the
 	 * others' roles recorded gone, as md's recovery leaves them */
@@ -191,14 +191,13 @@ struct super_ops {
 	/* records the rebuild's progress; false where the version cannot */
 	bool (*checkpoint)(struct md_super *sb, uint64_t done);
 
-	/* mdadm's manage mode (manage.c): a hot spare's superblock from the
-	 * array's, with the device number md gives it; and, in a member's
-	 * superblock, that the spare joined, that member is faulty, or that
-	 * member (faulty or spare) is gone from the array */
+	/* mdadm's manage mode (manage.c; record_faulty above too): a hot
+	 * spare's superblock from the array's, with the device number md
+	 * gives it; and, in a member's superblock, that the spare joined, or
+	 * that member (faulty or spare) is gone from the array */
 	int (*spare)(struct md_super *sb, const struct md_super *ref, const struct super_joiner *j,
 		     struct diag *d);
 	void (*record_spare)(struct md_super *sb, const struct md_super *spare);
-	void (*record_faulty)(struct md_super *sb, const struct md_super *member);
 	void (*record_removed)(struct md_super *sb, const struct md_super *member);
 	/* takes every device sb records faulty out of its tables (mdadm
 	 * --remove failed, for members that are gone); returns how many */

@@ -547,20 +547,24 @@ static void record_role1(struct md_super *sb, const struct md_super *member, int
 
 /* md lists a replacement in the role it is copied into, beside the
  * member it replaces, which keeps the role until the copy is done. */
-static void record_replacement1(struct md_super *sb, const struct md_super *member, int role)
+/* Sets the role sb's table gives member's device number; a number past
+ * the table (a member's own hostile field) changes nothing. */
+static void set_role_of1(struct md_super *sb, const struct md_super *member, uint16_t role)
 {
 	uint32_t number = member->raw.v1.dev_number;
 
-	if (number < sb->raw.v1.max_dev)
-		sb->raw.v1.dev_roles[number] = (uint16_t)role;
+	if (number < sb->raw.v1.max_dev && number < SB1_MAX_DEV)
+		sb->raw.v1.dev_roles[number] = role;
+}
+
+static void record_replacement1(struct md_super *sb, const struct md_super *member, int role)
+{
+	set_role_of1(sb, member, (uint16_t)role);
 }
 
 static void record_faulty1(struct md_super *sb, const struct md_super *member)
 {
-	uint32_t number = member->raw.v1.dev_number;
-
-	if (number < sb->raw.v1.max_dev)
-		sb->raw.v1.dev_roles[number] = SB1_ROLE_FAULTY;
+	set_role_of1(sb, member, SB1_ROLE_FAULTY);
 }
 
 static void keep_devices1(struct md_super *sb, const int *present, int n)
@@ -639,17 +643,14 @@ static int spare1(struct md_super *sb, const struct md_super *ref, const struct 
 
 static void record_spare1(struct md_super *sb, const struct md_super *spare)
 {
-	sb->raw.v1.dev_roles[spare->raw.v1.dev_number] = SB1_ROLE_SPARE;
+	set_role_of1(sb, spare, SB1_ROLE_SPARE);
 }
 
-static void record_faulty1(struct md_super *sb, const struct md_super *member)
-{
-	sb->raw.v1.dev_roles[member->raw.v1.dev_number] = SB1_ROLE_FAULTY;
-}
-
+/* md takes a removed device out of the table by calling its number a
+ * spare's again */
 static void record_removed1(struct md_super *sb, const struct md_super *member)
 {
-	sb->raw.v1.dev_roles[member->raw.v1.dev_number] = SB1_ROLE_SPARE;
+	set_role_of1(sb, member, SB1_ROLE_SPARE);
 }
 
 static int remove_faulty1(struct md_super *sb)
@@ -708,7 +709,6 @@ const struct super_ops super1_ops = {
 	.checkpoint = checkpoint1,
 	.spare = spare1,
 	.record_spare = record_spare1,
-	.record_faulty = record_faulty1,
 	.record_removed = record_removed1,
 	.remove_faulty = remove_faulty1,
 	.zeroed_bytes = zeroed_bytes1,
