@@ -42,6 +42,8 @@ struct pinning {
 	int ndeferred;
 	bool second_pass;
 	int absent;                  /* roles no given member can hold ("missing", or too few given) */
+	int held_by;                 /* the last anchor place() left undecided: a member holding it */
+	uint64_t held_at;            /* and where */
 	uint8_t *block;
 	struct pin_tally *t;
 };
@@ -273,8 +275,11 @@ static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 			if (found < 0)
 				found = i;
 		}
-	if (nfound > copies || (nfound == 1 && copies == 1 && may_be_parity_copy(p, a, role, at, found)))
+	if (nfound > copies || (nfound == 1 && copies == 1 && may_be_parity_copy(p, a, role, at, found))) {
+		p->held_by = found;
+		p->held_at = at;
 		return false;
+	}
 	if (!nfound) {
 		p->t->unresolved++;
 		return true;
@@ -306,7 +311,12 @@ static void resolve(struct pinning *p, const struct anchor *a)
 		 * left is this role's */
 		if (n == 1 && !p->second_pass && p->ndeferred < MAX_DEFERRED)
 			p->deferred[p->ndeferred++] = *a;
-		else
+		else if (p->absent) {
+			/* where this geometry puts its data or its row's parity:
+			 * it fits, deciding no role, and what it leads to counts */
+			p->t->hits++;
+			grow(p, a, p->held_by, p->held_at);
+		} else
 			p->t->unresolved++;
 	}
 }
