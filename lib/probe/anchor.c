@@ -194,6 +194,7 @@ static void grow(struct pinning *p, const struct anchor *a, int member, uint64_t
 		add_xfs_inodes(p, a, member, at);
 }
 
+/* Are member i's len bytes at member byte at all zero (unread: no)? */
 static bool member_zero(struct pinning *p, int i, uint64_t at, uint32_t len)
 {
 	struct diag d;
@@ -311,13 +312,14 @@ static void resolve(struct pinning *p, const struct anchor *a)
 		 * left is this role's */
 		if (n == 1 && !p->second_pass && p->ndeferred < MAX_DEFERRED)
 			p->deferred[p->ndeferred++] = *a;
-		else if (p->absent) {
+		else if (!p->absent)
+			p->t->unresolved++;
+		else {
 			/* where this geometry puts its data or its row's parity:
 			 * it fits, deciding no role, and what it leads to counts */
 			p->t->hits++;
 			grow(p, a, p->held_by, p->held_at);
-		} else
-			p->t->unresolved++;
+		}
 	}
 }
 
@@ -383,9 +385,7 @@ bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geom
 	p->sb = &pr->sb;
 	p->spec = spec;
 	p->t = t;
-	p->absent = spec->raid_disks > s->nmembers ? spec->raid_disks - s->nmembers : 0;
-	for (int i = 0; i < s->nmembers; i++)
-		p->absent += !s->members[i].path;
+	p->absent = probe_absent(s, spec->raid_disks);
 	for (int r = 0; r < spec->raid_disks; r++) {
 		sizes[r] = spec->size;
 		if (spec->order[r] >= 0)

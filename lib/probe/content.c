@@ -252,12 +252,10 @@ static int fill_leftovers(struct run *run, const struct fs_primary *p, const str
  * else explains, so it leaves no order to try. */
 static int leftover_roles(const struct probe_sample *s, const struct geometry_spec *g)
 {
-	int open = 0, absent = g->raid_disks > s->nmembers ? g->raid_disks - s->nmembers : 0;
+	int open = 0, absent = probe_absent(s, g->raid_disks);
 
 	for (int r = 0; r < g->raid_disks; r++)
 		open += g->order[r] == PROBE_UNKNOWN;
-	for (int i = 0; i < s->nmembers; i++)
-		absent += !s->members[i].path;
 	return open > absent ? open - absent : 0;
 }
 
