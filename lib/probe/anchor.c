@@ -35,11 +35,15 @@ struct pinning {
 	struct geometry_spec *spec;
 	struct geometry g;
 	bool taken[ST_MAX_DISKS];    /* members holding a role */
+	bool grown[MAX_GDT];         /* descriptor blocks whose inode tables are listed */
 	struct anchor list[MAX_ANCHORS];
 	int n;
 	struct anchor deferred[MAX_DEFERRED];   /* held by more free members than copies */
 	int ndeferred;
 	bool second_pass;
+	int absent;                  /* roles no given member can hold ("missing", or too few given) */
+	int held_by;                 /* the last anchor place() left undecided: a member holding it */
+	uint64_t held_at;            /* and where */
 	uint8_t *block;
 	struct pin_tally *t;
 };
@@ -153,12 +157,15 @@ static void add_inode_tables(struct pinning *p, const struct anchor *gdt, int me
 	}
 }
 
-/* Group 0's descriptor blocks, whose inode tables join the list (a
- * backup's would add the same ones again). */
-static bool primary_gdt(const struct pinning *p, const struct anchor *a)
+/* The first copy found of each descriptor block, whose inode tables join
+ * the list: group 0's, or a backup's where group 0's member is absent
+ * (another copy would add the same ones again). */
+static bool first_gdt(struct pinning *p, const struct anchor *a)
 {
-	return a->kind == ANCHOR_GDT &&
-	       a->off == p->pr->fs_offset + ext4_gdt_offset(p->sb, 0) + (uint64_t)a->number * p->sb->block_size;
+	if (a->kind != ANCHOR_GDT || a->number >= MAX_GDT || p->grown[a->number])
+		return false;
+	p->grown[a->number] = true;
+	return true;
 }
 
 /* The inode chunks an XFS inode btree root found records, each inode an
@@ -181,17 +188,72 @@ static void add_xfs_inodes(struct pinning *p, const struct anchor *a, int member
 /* What an anchor found leads to: more anchors. */
 static void grow(struct pinning *p, const struct anchor *a, int member, uint64_t at)
 {
-	if (primary_gdt(p, a))
+	if (first_gdt(p, a))
 		add_inode_tables(p, a, member, at);
 	else if (a->kind == ANCHOR_XFS_BTREE)
 		add_xfs_inodes(p, a, member, at);
 }
 
+/* Are member i's len bytes at member byte at all zero (unread: no)? */
+static bool member_zero(struct pinning *p, int i, uint64_t at, uint32_t len)
+{
+	struct diag d;
+
+	if (probe_read(p->s, i, p->block, len, at, &d) < 0)
+		return false;
+	for (uint32_t k = 0; k < len; k++)
+		if (p->block[k])
+			return false;
+	return true;
+}
+
+/* The roles of array sector s's row that equal its chunk where the rest of
+ * the row is zero: P, and RAID6's Q where the chunk is syndrome slot 0
+ * (whose coefficient is 1). */
+static int parity_twins(const struct pinning *p, uint64_t s, int role, int *twins)
+{
+	struct stripe_map m;
+	int n = 0;
+
+	if (!layout_has_parity(p->g.level))
+		return 0;
+	layout_stripe(&p->g, s / p->g.chunk_sectors / (uint64_t)p->g.data_disks, &m);
+	if (m.pd >= 0)
+		twins[n++] = m.pd;
+	if (m.qd >= 0 && m.slot[0] == role)
+		twins[n++] = m.qd;
+	return n;
+}
+
+/* Could the one free member that holds anchor a (for role, at member byte
+ * at) hold it as the row's P or Q, the data member being absent?  Then it
+ * is no evidence for the data role.  It could when a parity role of the
+ * row is undecided and the rest of the row is zero there: every other
+ * present member but RAID6's other syndrome. */
+static bool may_be_parity_copy(struct pinning *p, const struct anchor *a, int role, uint64_t at, int holder)
+{
+	int twins[2], n = parity_twins(p, a->off / 512, role, twins);
+	bool open = false;
+	unsigned nonzero = 0, room = p->g.level == MD_LEVEL_RAID6;
+
+	if (!p->absent)
+		return false;        /* a present data member would hold it too */
+	for (int k = 0; k < n; k++)
+		open |= p->spec->order[twins[k]] == PROBE_UNKNOWN;
+	if (!open)
+		return false;
+	for (int i = 0; i < p->s->nmembers && nonzero <= room; i++)
+		if (i != holder && p->s->members[i].path && !member_zero(p, i, at, anchor_len(p, a)))
+			nonzero++;
+	return nonzero <= room;
+}
+
 /* Looks for one copy of anchor a at member byte at in role: checks the
  * role's member, or gives the role the one free member that holds it
  * (copies > 1 free members may hold it when they mirror each other).
- * false when more free members hold it than that: parity equals a chunk
- * whose row is otherwise zero. */
+ * false when more free members hold it than that, or when the one that
+ * holds it may be the row's parity with the data member absent: parity
+ * equals a chunk whose row is otherwise zero. */
 static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t at, int copies)
 {
 	int *order = p->spec->order, found = -1, nfound = 0;
@@ -214,8 +276,11 @@ static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 			if (found < 0)
 				found = i;
 		}
-	if (nfound > copies)
+	if (nfound > copies || (nfound == 1 && copies == 1 && may_be_parity_copy(p, a, role, at, found))) {
+		p->held_by = found;
+		p->held_at = at;
 		return false;
+	}
 	if (!nfound) {
 		p->t->unresolved++;
 		return true;
@@ -242,12 +307,19 @@ static void resolve(struct pinning *p, const struct anchor *a)
 		if (place(p, a, c[k].role, (p->spec->data_offset + c[k].sector) * 512 + a->off % 512,
 			  undecided ? undecided : 1))
 			continue;
-		/* one copy held by several: once other anchors have given those
-		 * members their roles, the one left is this role's */
+		/* one copy held by several, or by one that may be parity: once
+		 * other anchors have given those members their roles, the one
+		 * left is this role's */
 		if (n == 1 && !p->second_pass && p->ndeferred < MAX_DEFERRED)
 			p->deferred[p->ndeferred++] = *a;
-		else
+		else if (!p->absent)
 			p->t->unresolved++;
+		else {
+			/* where this geometry puts its data or its row's parity:
+			 * it fits, deciding no role, and what it leads to counts */
+			p->t->hits++;
+			grow(p, a, p->held_by, p->held_at);
+		}
 	}
 }
 
@@ -313,6 +385,7 @@ bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geom
 	p->sb = &pr->sb;
 	p->spec = spec;
 	p->t = t;
+	p->absent = probe_absent(s, spec->raid_disks);
 	for (int r = 0; r < spec->raid_disks; r++) {
 		sizes[r] = spec->size;
 		if (spec->order[r] >= 0)

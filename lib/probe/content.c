@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "probe/anchor.h"
+#include "probe/backup.h"
 #include "probe/evidence.h"
 #include "probe/fs_score.h"
 #include "probe/xfs_score.h"
@@ -226,11 +227,13 @@ static int fill_leftovers(struct run *run, const struct fs_primary *p, const str
 			role = k;
 	if (role < 0)
 		return score_and_add(run, p, parent, spec, pin);
-	bool any = false;
+	bool any = false, missing_tried = false;
 	for (int i = 0; i < run->s->nmembers; i++) {
-		if (taken[i])
-			continue;
+		bool missing = !run->s->members[i].path;
+		if (taken[i] || (missing && missing_tried))
+			continue;    /* one "missing" stands for them all */
 		any = true;
+		missing_tried |= missing;
 		taken[i] = true;
 		spec->order[role] = run->s->members[i].path ? i : SPEC_MISSING;
 		scored += fill_leftovers(run, p, parent, spec, pin, taken);
@@ -244,13 +247,16 @@ static int fill_leftovers(struct run *run, const struct fs_primary *p, const str
 	return scored;
 }
 
-static int leftover_roles(const struct geometry_spec *g)
+/* The roles no anchor decided that a present member must fill: a member
+ * given as missing (or one not given at all) takes whichever role nothing
+ * else explains, so it leaves no order to try. */
+static int leftover_roles(const struct probe_sample *s, const struct geometry_spec *g)
 {
-	int n = 0;
+	int open = 0, absent = probe_absent(s, g->raid_disks);
 
 	for (int r = 0; r < g->raid_disks; r++)
-		n += g->order[r] == PROBE_UNKNOWN;
-	return n;
+		open += g->order[r] == PROBE_UNKNOWN;
+	return open > absent ? open - absent : 0;
 }
 
 struct pinned {
@@ -306,7 +312,7 @@ static int expand(struct run *run, const struct fs_primary *p, const struct prob
 			g.data_offset = p->data_offset;
 			g.size = capacity(run->s, p->data_offset);
 			g.size -= g.size % chunk;
-			if (anchor_pin(run->s, p, &g, &t) && leftover_roles(&g) <= MAX_LEFTOVER)
+			if (anchor_pin(run->s, p, &g, &t) && leftover_roles(run->s, &g) <= MAX_LEFTOVER)
 				keep(best, &nbest, &g, &t);
 		}
 	}
@@ -458,7 +464,8 @@ static int find_primaries(struct run *run, struct volume *v, struct fs_primary *
 		if (!held)
 			p[np++] = p[k];
 	}
-	return np;
+	/* the primary's member given as missing: its backups stand for it */
+	return np ? np : backup_find_primaries(s, h, p, MAX_PRIMARIES);
 }
 
 int probe_content(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,

@@ -122,4 +122,8 @@ uint64_t probe_smallest_member(const struct probe_sample *s);
  * missing member or a range beyond its end. */
 int probe_read(struct probe_sample *s, int i, void *buf, size_t len, uint64_t off, struct diag *d);
 
+/* Roles of an array of raid_disks no given member can hold: the members
+ * given as "missing", and those not given at all. */
+int probe_absent(const struct probe_sample *s, int raid_disks);
+
 #endif

@@ -195,3 +195,12 @@ int probe_read(struct probe_sample *s, int i, void *buf, size_t len, uint64_t of
 	s->bytes_read += len;
 	return member_read(&m->dev, buf, len, off, d);
 }
+
+int probe_absent(const struct probe_sample *s, int raid_disks)
+{
+	int absent = raid_disks > s->nmembers ? raid_disks - s->nmembers : 0;
+
+	for (int i = 0; i < s->nmembers; i++)
+		absent += !s->members[i].path;
+	return absent;
+}

@@ -140,6 +140,36 @@ static enum probe_verdict verdict_of(const struct probe_outcome *o)
 	return PROBE_AMBIGUOUS;
 }
 
+/* The level an undecided line is about ("raid6: ...", "raid5 of 4
+ * members: ..."), or -1 for a line about no one level. */
+static int line_level(const char *line)
+{
+	int level;
+
+	return sscanf(line, "raid%d", &level) == 1 ? level : -1;
+}
+
+/* A confident answer of one level: what another level's evidence left
+ * undecided is no question the answer leaves open. */
+static void drop_other_levels(struct probe_outcome *o)
+{
+	struct probe_result *r = &o->result;
+	int level, kept = 0;
+
+	if (o->verdict != PROBE_FOUND)
+		return;
+	level = r->cand[o->group[0].cand].spec.level;
+	for (int k = 0; k < r->nundecided; k++) {
+		int about = line_level(r->undecided[k]);
+		if (about >= 0 && about != level)
+			continue;
+		if (kept != k)
+			memcpy(r->undecided[kept], r->undecided[k], sizeof(r->undecided[k]));
+		kept++;
+	}
+	r->nundecided = kept;
+}
+
 void probe_settle(struct probe_outcome *o)
 {
 	o->ngroups = o->nunused = o->nnotes = 0;
@@ -148,6 +178,7 @@ void probe_settle(struct probe_outcome *o)
 	probe_find_arrays(o);
 	probe_weigh_supers(o);
 	o->verdict = verdict_of(o);
+	drop_other_levels(o);
 }
 
 /* The members a complete candidate's order names are all it holds: said

@@ -171,3 +171,18 @@ answer_sha() {
 		<<<"$output"
 	[ "$(answer_sha)" = "$(cat "$a/array.sha256")" ]
 }
+
+# A RAID5 missing a member leaves parity open to a RAID6 reading: what
+# that reading left undecided is no question once a RAID5 answer is sure.
+@test "probe's confident RAID5 answer prints no line on what RAID6 left undecided" {
+	needs_evidence parity content
+	local a=$BATS_TEST_TMPDIR/a
+	"$TOP/tests/probe/make-ext4-array" "$a" 16M -l 5 -n 4 -c 128K -p right-asymmetric >/dev/null
+	"$TOP/tests/probe/make-ext4-array" --zero "$a"
+	run --separate-stderr stripe-probe --json="$BATS_TEST_TMPDIR/p.json" "$a/m0.img" missing "$a/m2.img" "$a/m3.img"
+	assert_success
+	jq -e '[.candidates[] | select(.level == 6)] | length > 0' "$BATS_TEST_TMPDIR/p.json"
+	jq -e '.candidates[.arrays[0].candidate - 1].level == 5' "$BATS_TEST_TMPDIR/p.json"
+	jq -e '.undecided | all(startswith("raid6") | not)' "$BATS_TEST_TMPDIR/p.json"
+	refute_output --partial 'raid6:'
+}

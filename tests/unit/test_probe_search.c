@@ -2,7 +2,8 @@
  * on hand-made outcomes: one confident answer, two close ones, several
  * arrays among the members, a member in none, a candidate whose roles are
  * not all decided, members of uneven size, and superblocks weighed
- * against the data. */
+ * against the data; a confident answer's level keeps only its own and
+ * no level's undecided lines. */
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,29 @@ static void one_confident_answer(void)
 	   "a candidate far ahead of the next is found (verdict %d, %d arrays)", o.verdict, o.ngroups);
 	ok(o.group[0].lead > 0.57 && o.group[0].lead < 0.59, "its lead is the gap to the next (%.2f)",
 	   o.group[0].lead);
+}
+
+static void other_levels_questions_dropped(void)
+{
+	static const int order[] = { 2, 0, 1 };
+	struct probe_outcome o;
+
+	outcome(&o, 3);
+	add(&o, 0.98, 128, 3, order);
+	probe_result_undecided(&o.result, "raid6: symmetric and asymmetric layouts place P, Q and the syndrome alike");
+	probe_result_undecided(&o.result, "raid5: parity cannot tell left from right");
+	probe_result_undecided(&o.result, "no ext4 superblock found in the sample");
+	probe_settle(&o);
+	ok(o.verdict == PROBE_FOUND && o.result.nundecided == 2 && strncmp(o.result.undecided[0], "raid5:", 6) == 0 &&
+		   strncmp(o.result.undecided[1], "no ext4", 7) == 0,
+	   "a confident raid5 answer keeps the undecided lines of raid5 and of no level, not raid6's (%d kept)",
+	   o.result.nundecided);
+	outcome(&o, 3);
+	add(&o, 0.95, 128, 3, order);
+	add(&o, 0.93, 256, 3, order);
+	probe_result_undecided(&o.result, "raid6: symmetric and asymmetric layouts place P, Q and the syndrome alike");
+	probe_settle(&o);
+	ok(o.verdict == PROBE_AMBIGUOUS && o.result.nundecided == 1, "no confident answer: every level's line is kept");
 }
 
 static void two_close_candidates(void)
@@ -200,6 +224,7 @@ static void superblocks_weighed(void)
 int main(void)
 {
 	one_confident_answer();
+	other_levels_questions_dropped();
 	two_close_candidates();
 	low_score_alone();
 	no_candidate();
