@@ -39,7 +39,7 @@ static int from_backup(const struct probe_sample *s, const struct probe_hints *h
 		       int member, uint64_t off, struct fs_primary *p, int np, int max)
 {
 	uint64_t offs[PROBE_MAX_OFFSETS], array = ext4_super_offset(sb, sb->group);
-	int noffs = probe_offsets(h, off, offs);
+	int noffs = probe_offsets(h, probe_smallest_member(s), off, offs);
 
 	for (int k = 0; k < noffs && np < max; k++) {
 		uint64_t rel = off - offs[k] * 512;
