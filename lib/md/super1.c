@@ -476,6 +476,39 @@ static uint32_t first_number(const struct sb1 *ref, const struct super_joiner *j
 	return j->replaces ? ref->raid_disks : 0;
 }
 
+/* A device new to the array: the number md gives it (negative: none
+ * left), a UUID of its own and its place on the device. */
+static int name_new_device1(struct sb1 *r, const struct md_super *ref, const struct super_joiner *j, int number,
+			    struct diag *d)
+{
+	if (number < 0)
+		return diag_fail(d, "%s: every one of the array's %u device numbers is taken", j->path,
+				 ref->raw.v1.max_dev);
+	r->dev_number = (uint32_t)number;
+	if (getrandom(r->device_uuid, 16, 0) != 16)
+		return diag_fail(d, "%s: no random numbers for a device UUID", j->path);
+	place_joiner1(r, ref, j->dev_sectors);
+	return 0;
+}
+
+/* A joining device's superblock made whole, once its data area is known
+ * to hold the array's share. */
+static int seal_joiner1(struct md_super *sb, const struct md_super *ref, const struct super_joiner *j,
+			struct diag *d)
+{
+	const struct sb1 *r = &sb->raw.v1;
+
+	if (r->data_size < r->size)
+		return diag_fail(d, "%s: data area of %llu sectors, the array needs %llu",
+				 j->path, (unsigned long long)r->data_size, (unsigned long long)r->size);
+	sb->major = 1;
+	sb->minor = ref->minor;
+	sb->sb_sector = r->super_offset;
+	sb->dev_sectors = j->dev_sectors;
+	summarise1(sb);
+	return 0;
+}
+
 static int replacement1(struct md_super *sb, const struct md_super *ref,
 			const struct super_joiner *j, struct diag *d)
 {
@@ -505,23 +538,10 @@ static int replacement1(struct md_super *sb, const struct md_super *ref,
 		r->bblog_offset = own.bblog_offset;
 	} else {
 		number = free_dev_number(&ref->raw.v1, j, first_number(&ref->raw.v1, j));
-		if (number < 0)
-			return diag_fail(d, "%s: every one of the array's %u device numbers is taken",
-					 j->path, r->max_dev);
-		r->dev_number = (uint32_t)number;
-		if (getrandom(r->device_uuid, 16, 0) != 16)
-			return diag_fail(d, "%s: no random numbers for a device UUID", j->path);
-		place_joiner1(r, ref, j->dev_sectors);
+		if (name_new_device1(r, ref, j, number, d) < 0)
+			return -1;
 	}
-	if (r->data_size < r->size)
-		return diag_fail(d, "%s: data area of %llu sectors, the array needs %llu",
-				 j->path, (unsigned long long)r->data_size, (unsigned long long)r->size);
-	sb->major = 1;
-	sb->minor = ref->minor;
-	sb->sb_sector = r->super_offset;
-	sb->dev_sectors = j->dev_sectors;
-	summarise1(sb);
-	return 0;
+	return seal_joiner1(sb, ref, j, d);
 }
 
 /* A replacement in sync is a member like any other: md clears its
@@ -616,29 +636,15 @@ static int spare1(struct md_super *sb, const struct md_super *ref, const struct 
 		  struct diag *d)
 {
 	struct sb1 *r = &sb->raw.v1;
-	int number = spare_number1(&ref->raw.v1, j);
 
-	if (number < 0)
-		return diag_fail(d, "%s: every one of the array's %u device numbers is taken", j->path,
-				 ref->raw.v1.max_dev);
 	*r = ref->raw.v1;
 	r->feature_map &= ~(uint32_t)(SB1_FEAT_BAD_BLOCKS | SB1_FEAT_REPLACEMENT | SB1_FEAT_RECOVERY_OFFSET);
 	r->recovery_offset = 0;
 	r->cnt_corrected_read = 0;
 	r->devflags = 0;
-	r->dev_number = (uint32_t)number;
-	if (getrandom(r->device_uuid, 16, 0) != 16)
-		return diag_fail(d, "%s: no random numbers for a device UUID", j->path);
-	place_joiner1(r, ref, j->dev_sectors);
-	if (r->data_size < r->size)
-		return diag_fail(d, "%s: data area of %llu sectors, the array needs %llu",
-				 j->path, (unsigned long long)r->data_size, (unsigned long long)r->size);
-	sb->major = 1;
-	sb->minor = ref->minor;
-	sb->sb_sector = r->super_offset;
-	sb->dev_sectors = j->dev_sectors;
-	summarise1(sb);
-	return 0;
+	if (name_new_device1(r, ref, j, spare_number1(&ref->raw.v1, j), d) < 0)
+		return -1;
+	return seal_joiner1(sb, ref, j, d);
 }
 
 static void record_spare1(struct md_super *sb, const struct md_super *spare)
