@@ -80,6 +80,16 @@ in_sample() {
 	SWEPT_VISITS=$((SWEPT_VISITS + 1))
 }
 
+# sanitized_sample N: called from setup, skips all but one case in N in
+# the sanitized run (another one with each STRIPE_SAMPLE_SEED, all under
+# make check-full), for spec files the plain run asks case by case whose
+# C code the unit tests and fuzzers also run under ASan and UBSan.
+sanitized_sample() {
+	in_plain_suite || [ -n "${STRIPE_FULL:-}" ] ||
+		(((BATS_TEST_NUMBER + ${STRIPE_SAMPLE_SEED:-0}) % $1 == 0)) ||
+		skip "sanitized run: one case in $1 (make check-full runs all)"
+}
+
 # swept: says in the TAP output how much of the test's sweep ran.
 swept() {
 	[ "$SWEPT_VISITS" -eq "$SWEPT_ITEMS" ] && return 0

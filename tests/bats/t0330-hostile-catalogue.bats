@@ -14,13 +14,9 @@ setup_file() {
 }
 
 setup() {
-	# the sanitized run takes one case in three (another third with
-	# another STRIPE_SAMPLE_SEED, all under make check-full): the fuzzers
-	# (tests/fuzz) run these paths under ASan and UBSan with far more
-	# hostile inputs, and the plain run asks every case
-	in_plain_suite || [ -n "${STRIPE_FULL:-}" ] ||
-		(((BATS_TEST_NUMBER + ${STRIPE_SAMPLE_SEED:-0}) % 3 == 0)) ||
-		skip "sanitized run: one case in three (make check-full runs all)"
+	# the fuzzers (tests/fuzz) run these paths under ASan and UBSan with
+	# far more hostile inputs
+	sanitized_sample 3
 	D=$BATS_TEST_TMPDIR
 	OUT=$D/out.img NEW=$D/new.img MNT=$D/mnt SUMS=
 	# each tool as the words before its members

@@ -15,6 +15,8 @@ setup_file() {
 }
 
 setup() {
+	# test_super_ops and test_rebuild run the replace's C under ASan too
+	sanitized_sample 2
 	D=$BATS_TEST_TMPDIR
 }
 

@@ -9,6 +9,11 @@ load helpers
 
 MiB=1048576
 
+setup() {
+	# test_rebuild runs the ranges a re-add copies under ASan too
+	sanitized_sample 2
+}
+
 # bitmap_set SIZE: M[] a four-member raid5 of SIZE members, 512K chunks,
 # a bitmap bit for each 1 MiB of a member; all zeroes, parity too.
 bitmap_set() {

@@ -11,11 +11,7 @@ load helpers
 SMALL=(-q -s 4M --char-size 32K --seeks 100)
 
 setup() {
-	# the plain run asks every case, the sanitized run every other one
-	# (the other half with STRIPE_SAMPLE_SEED=1, all under make check-full)
-	in_plain_suite || [ -n "${STRIPE_FULL:-}" ] ||
-		(((BATS_TEST_NUMBER + ${STRIPE_SAMPLE_SEED:-0}) % 2 == 0)) ||
-		skip "sanitized run: every other case (make check-full runs all)"
+	sanitized_sample 2
 	D=$BATS_TEST_TMPDIR/dir
 	mkdir -p "$D"
 }
