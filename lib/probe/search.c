@@ -230,10 +230,78 @@ static int weigh_parity(struct probe_outcome *o, struct diag *d)
 	return 0;
 }
 
+/* The chunk sizes tried when no candidate stands out: md's 4 KiB to 1 MiB;
+ * and the layout numbers, each tried where md takes it for the level. */
+#define RETRY_CHUNK_FIRST 8u
+#define RETRY_CHUNK_LAST 2048u
+#define RETRY_LAYOUT_LAST 20
+
+/* The content evidence run as if hc were the user's hints, its confident
+ * candidates added to r. */
+static int content_hinted(struct probe_sample *s, const struct probe_hints *hc, struct probe_result *r,
+			  struct probe_result *more, struct diag *d)
+{
+	memset(more, 0, sizeof(*more));
+	if (probe_content(s, hc, more, d) < 0)
+		return -1;
+	for (int i = 0; i < more->ncand; i++)
+		if (more->cand[i].score >= PROBE_CONFIDENT_SCORE)
+			probe_result_add(r, &more->cand[i]);
+	return 0;
+}
+
+static bool layout_valid(int level, int layout, int raid_disks)
+{
+	struct geometry g;
+	struct diag quiet = { 0 };
+
+	return geometry_init(&g, level, layout, raid_disks, RETRY_CHUNK_FIRST, RETRY_CHUNK_FIRST * 64, NULL,
+			     &quiet) == 0;
+}
+
+/* Where no candidate stands out, the filesystem may have been read under a
+ * chunk or layout the evidence could not pin down: two members left of a
+ * RAID6 show few anchors to measure by, and half the true chunk, or
+ * another layout placing those two alike, fits them as well.  Each chunk
+ * size, then each layout of the best candidate's level with its chunk, is
+ * given to the content evidence as if hinted, and the filesystem's
+ * checksums rank what comes of it beside the rest. */
+static int retry_hinted(struct probe_outcome *o, const struct probe_hints *h, struct diag *d)
+{
+	struct probe_result *r = &o->result;
+
+	if (r->ncand == 0 || r->cand[0].score >= PROBE_CONFIDENT_SCORE)
+		return 0;
+	struct probe_candidate best = r->cand[0];
+	struct probe_result *more = malloc(sizeof(*more));
+	if (!more)
+		return diag_fail(d, "out of memory");
+	int rc = 0;
+	for (uint32_t chunk = RETRY_CHUNK_FIRST; !h->chunk_sectors && chunk <= RETRY_CHUNK_LAST && rc == 0;
+	     chunk <<= 1) {
+		struct probe_hints hc = *h;
+		hc.chunk_sectors = chunk;
+		rc = content_hinted(&o->sample, &hc, r, more, d);
+	}
+	for (int layout = 0; h->layout < 0 && level_has_layout(best.spec.level) && best.spec.chunk_sectors &&
+			     layout <= RETRY_LAYOUT_LAST && rc == 0; layout++) {
+		struct probe_hints hc = *h;
+		if (!layout_valid(best.spec.level, layout, best.spec.raid_disks))
+			continue;
+		hc.level = best.spec.level;
+		hc.raid_disks = best.spec.raid_disks;
+		hc.chunk_sectors = best.spec.chunk_sectors;
+		hc.layout = layout;
+		rc = content_hinted(&o->sample, &hc, r, more, d);
+	}
+	free(more);
+	return rc;
+}
+
 static int gather(struct probe_outcome *o, const struct probe_hints *h, struct diag *d)
 {
 	if (probe_parity(&o->sample, h, &o->result, d) < 0 || probe_mirror(&o->sample, h, &o->result, d) < 0 ||
-	    probe_content(&o->sample, h, &o->result, d) < 0)
+	    probe_content(&o->sample, h, &o->result, d) < 0 || retry_hinted(o, h, d) < 0)
 		return -1;
 	keep_hinted(&o->result, h);
 	for (int i = 0; i < o->result.ncand; i++)

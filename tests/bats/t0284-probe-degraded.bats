@@ -68,3 +68,15 @@ same_shape() {
 	assert_equal "$(answer_roles)" m0.img:missing:m2.img:missing:m4.img
 	assert_equal "$(answer_sha)" "$(cat "$a/array.sha256")"
 }
+
+@test "probe finds a RAID6 of four with two members left, the layout and chunk their anchors leave open tried until the ext4 reads whole" {
+	local a=$BATS_TEST_TMPDIR/a
+	# parity-first: P and Q on roles 0 and 1, the data on 2 and 3; with
+	# roles 1 and 3 gone each row shows one data chunk and its P
+	degraded_array "$a" 16M -l 6 -n 4 -c 128K -p parity-first
+	run --separate-stderr stripe-probe --json "$a/m2.img" missing "$a/m0.img" missing
+	assert_success
+	same_shape "$a"
+	assert_equal "$(answer_roles)" m0.img:missing:m2.img:missing
+	assert_equal "$(answer_sha)" "$(cat "$a/array.sha256")"
+}
