@@ -121,23 +121,35 @@ static bool same_edge(const struct continuity_edge *a, const struct continuity_e
 	return memcmp(a->bits, b->bits, sizeof(a->bits)) == 0;
 }
 
+/* Where a chunk ends (on its member, in bytes) and where the chunk a
+ * geometry puts after it starts. */
+struct boundary {
+	int tail_member;
+	uint64_t tail_start, tail_end;
+	int next_member;
+	uint64_t next_at;
+};
+
 /* One boundary: the tail ranked against the head the candidate puts next
  * and the other heads there (each member's at that offset, and the tail's
- * own member going on).  Heads equal to the candidate's (a mirror's copy)
- * are the same choice, not rivals. */
-static void rank_boundary(const struct edges *e, const struct continuity_edge *tail, int tail_member,
-			  uint64_t tail_end, const struct continuity_edge *next, uint64_t next_at,
+ * own member going on).  The start of the tail's own chunk is no rival (a
+ * file resembles itself, and no order puts a chunk after itself), and
+ * heads equal to the candidate's (a mirror's copy) are the same choice. */
+static void rank_boundary(const struct edges *e, const struct continuity_edge *tail, const struct boundary *b,
 			  struct continuity_tally *t)
 {
-	if (tail->flat)
+	const struct continuity_edge *next = edge_at(e, true, b->next_member, b->next_at);
+
+	if (tail->flat || !next)
 		return;
 	double mine = continuity_alike(tail, next);
 	int options = 1;
 	bool best = true;
 	for (int m = 0; m <= e->s->nmembers; m++) {
-		const struct continuity_edge *h = m < e->s->nmembers ? edge_at(e, true, m, next_at)
-								     : edge_at(e, true, tail_member, tail_end);
-		if (!h || h == next || same_edge(h, next))
+		bool own = m == b->tail_member && b->next_at == b->tail_start;
+		const struct continuity_edge *h = m < e->s->nmembers ? edge_at(e, true, m, b->next_at)
+								     : edge_at(e, true, b->tail_member, b->tail_end);
+		if (!h || own || h == next || same_edge(h, next))
 			continue;
 		options++;
 		best &= continuity_alike(tail, h) < mine;
@@ -225,11 +237,13 @@ static void tally(const struct edges *e, const struct geometry_spec *spec, struc
 				if (k == UINT64_MAX || k == 0 || k * spec->chunk_sectors >= g.array_sectors ||
 				    layout_locate(&g, k * spec->chunk_sectors - 1, cp, &run) < 1)
 					continue;
-				int tm = spec->order[cp[0].role];
-				uint64_t tail_end = doff + (cp[0].sector + 1) * 512;
-				const struct continuity_edge *tail = edge_at(e, false, tm, tail_end - PROBE_BLOCK);
+				struct boundary b = { .tail_member = spec->order[cp[0].role],
+						      .tail_end = doff + (cp[0].sector + 1) * 512,
+						      .next_member = member, .next_at = at };
+				b.tail_start = b.tail_end - chunk;
+				const struct continuity_edge *tail = edge_at(e, false, b.tail_member, b.tail_end - PROBE_BLOCK);
 				if (tail)
-					rank_boundary(e, tail, tm, tail_end, next, at, t);
+					rank_boundary(e, tail, &b, t);
 			}
 	}
 }
