@@ -15,6 +15,8 @@
 #define MIN_BOUNDARIES 16            /* boundaries ranked before the measure speaks */
 #define MIN_Z 4.0                    /* standard deviations above chance that say "continues" */
 #define WEIGHT 0.5                   /* the most continuity takes from a candidate's score */
+#define MIN_CHUNK 8u                 /* sectors: 4 KiB */
+#define MAX_CHUNK 2048u              /* 1 MiB */
 
 static uint64_t mix(uint64_t x)
 {
@@ -306,6 +308,7 @@ static void sort_by_score(struct probe_result *r)
 		}
 }
 
+
 /* What the best continuing rival over the same members makes of c: its
  * score is cut by how far c's boundaries fall short of the rival's
  * (significantly only: within three deviations of the rival's share
@@ -322,6 +325,88 @@ static double factor_for(const struct continuity_tally *mine, const struct conti
 	return 1 - WEIGHT * (lost < 0 ? 0 : lost > 1 ? 1 : lost);
 }
 
+/* Is everything but the chunk decided? */
+static bool only_chunk_open(const struct geometry_spec *g)
+{
+	if (g->chunk_sectors || g->level == MD_LEVEL_RAID1 || g->data_offset == UINT64_MAX ||
+	    (g->layout < 0 && g->level != MD_LEVEL_RAID0))
+		return false;
+	for (int r = 0; r < g->raid_disks; r++)
+		if (g->order[r] == PROBE_UNKNOWN)
+			return false;
+	return true;
+}
+
+/* The two chunks under which c's boundaries continue most. */
+struct chunk_ranking {
+	uint32_t best, second;           /* sectors; 0 when none */
+	struct continuity_tally at_best, at_second;
+};
+
+static void rank_chunks(const struct edges *e, const struct probe_hints *h, const struct probe_candidate *c,
+			struct chunk_ranking *k)
+{
+	struct continuity_tally t;
+
+	memset(k, 0, sizeof(*k));
+	for (uint32_t chunk = MIN_CHUNK; chunk <= MAX_CHUNK; chunk *= 2) {
+		struct geometry_spec g = c->spec;
+		if (h && h->chunk_sectors && chunk != h->chunk_sectors)
+			continue;
+		g.chunk_sectors = chunk;
+		g.size -= g.size % chunk;
+		tally(e, &g, &t);
+		if (!k->best || continuity_excess(&t) > continuity_excess(&k->at_best)) {
+			k->second = k->best;
+			k->at_second = k->at_best;
+			k->best = chunk;
+			k->at_best = t;
+		} else if (!k->second || continuity_excess(&t) > continuity_excess(&k->at_second)) {
+			k->second = chunk;
+			k->at_second = t;
+		}
+	}
+}
+
+/* The chunk c's other evidence left open, where one chunk's boundaries
+ * continue far beyond chance and significantly more than any other's: c
+ * completed with it, or false. */
+static bool complete_chunk(const struct edges *e, const struct probe_hints *h, const struct probe_candidate *c,
+			   struct probe_candidate *out)
+{
+	struct chunk_ranking k;
+
+	rank_chunks(e, h, c, &k);
+	if (!k.best || !continuity_speaks(&k.at_best) || (k.second && factor_for(&k.at_second, &k.at_best) == 1))
+		return false;
+	*out = *c;
+	out->spec.chunk_sectors = k.best;
+	out->spec.size -= out->spec.size % k.best;
+	probe_candidate_evidence(out, "continuity decides the chunk, %u KiB: %d/%d boundaries continue (%u KiB: %d/%d)",
+				 k.best / 2, k.at_best.continued, k.at_best.boundaries, k.second / 2,
+				 k.at_second.continued, k.at_second.boundaries);
+	return true;
+}
+
+/* Candidates whose chunk alone is open are replaced by their completion
+ * where continuity decides it. */
+static void complete_chunks(const struct edges *e, const struct probe_hints *h, struct probe_result *r)
+{
+	struct probe_candidate done[PROBE_MAX_CANDIDATES];
+	int ndone = 0, kept = 0;
+
+	for (int i = 0; i < r->ncand; i++) {
+		if (only_chunk_open(&r->cand[i].spec) && complete_chunk(e, h, &r->cand[i], &done[ndone])) {
+			ndone++;
+			continue;
+		}
+		r->cand[kept++] = r->cand[i];
+	}
+	r->ncand = kept;
+	for (int k = 0; k < ndone; k++)
+		probe_result_add(r, &done[k]);
+}
+
 int probe_continuity(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		     struct diag *d)
 {
@@ -329,13 +414,22 @@ int probe_continuity(struct probe_sample *s, const struct probe_hints *h, struct
 	struct continuity_tally t[PROBE_MAX_CANDIDATES];
 	int ranked = 0, speaking = 0;
 
-	(void)h;
 	if (edges_take(s, &e) < 0) {
 		edges_free(&e);
 		return diag_fail(d, "out of memory for the chunk edges");
 	}
+	complete_chunks(&e, h, r);
+	uint32_t open_best[PROBE_MAX_CANDIDATES] = { 0 };
 	for (int i = 0; i < r->ncand; i++) {
-		tally(&e, &r->cand[i].spec, &t[i]);
+		struct chunk_ranking k;
+		if (only_chunk_open(&r->cand[i].spec)) {
+			/* undecided: weighed by the best any chunk gives it */
+			rank_chunks(&e, h, &r->cand[i], &k);
+			t[i] = k.at_best;
+			open_best[i] = k.best;
+		} else {
+			tally(&e, &r->cand[i].spec, &t[i]);
+		}
 		ranked += t[i].boundaries > 0;
 		speaking += continuity_speaks(&t[i]);
 	}
@@ -361,10 +455,16 @@ int probe_continuity(struct probe_sample *s, const struct probe_hints *h, struct
 		if (!t[i].boundaries)
 			continue;
 		c->score *= factor[i];
-		probe_candidate_evidence(c, "continuity: %d/%d chunk boundaries continue into the chunk this geometry "
-					    "puts next (%.0f by chance)%s",
-					 t[i].continued, t[i].boundaries, t[i].chance,
-					 factor[i] < 1 ? ", fewer than a rival's" : "");
+		if (open_best[i])
+			probe_candidate_evidence(c, "continuity: at best %d/%d chunk boundaries continue, with %u KiB chunks "
+						    "(%.0f by chance)%s",
+						 t[i].continued, t[i].boundaries, open_best[i] / 2, t[i].chance,
+						 factor[i] < 1 ? ", fewer than a rival's" : "");
+		else
+			probe_candidate_evidence(c, "continuity: %d/%d chunk boundaries continue into the chunk this "
+						    "geometry puts next (%.0f by chance)%s",
+						 t[i].continued, t[i].boundaries, t[i].chance,
+						 factor[i] < 1 ? ", fewer than a rival's" : "");
 	}
 	sort_by_score(r);
 	return 0;

@@ -3,8 +3,9 @@
 # run across chunk boundaries, so the order whose chunks continue one into
 # the next is the array's.  A RAID0 of real text and binaries (Python's
 # library) whose superblocks are zeroed, where the ext4's metadata leaves
-# two orders nearly tied; and RAID10 near=2 on an odd member count, whose
-# copies straddle rows.  Under ASan and UBSan the same code runs in
+# two orders nearly tied; RAID10 near=2 on an odd member count, whose
+# copies straddle rows; and RAID10 far=2 on one, whose copies hide the chunk
+# and where the order starts.  Under ASan and UBSan the same code runs in
 # test_probe_continuity.
 # suite: plain
 
@@ -18,6 +19,8 @@ setup_file() {
 	"$mk" --zero "$d/r0"
 	"$mk" "$d/r10" 12M -l 10 -n 3 -c 32K -p n2 -e 1.2 >/dev/null
 	"$mk" --zero "$d/r10"
+	"$mk" "$d/f2" 12M -l 10 -n 3 -c 32K -p f2 -e 1.2 >/dev/null
+	"$mk" --zero "$d/f2"
 }
 
 # probe_reads DIR MEMBER...: the probe run on DIR's members, exit 0, and
@@ -46,4 +49,13 @@ probe_reads() {
 	run -0 jq -r '.candidates[.arrays[0].candidate - 1].geometry' p.json
 	assert_output --partial 'level=10,chunk=32K,layout=258,data-offset=2048s,'
 	assert_output --partial 'order=0:1:2 '
+}
+
+@test "a zeroed RAID10 far=2 of three members is found: the starts copies leave open continue less" {
+	probe_reads f2 m0.img m1.img m2.img
+	run -0 jq -r '.candidates[.arrays[0].candidate - 1].geometry' p.json
+	assert_output --partial 'level=10,chunk=32K,layout=513,data-offset=2048s,'
+	assert_output --partial 'order=0:1:2 '
+	run -0 jq -r '.candidates[] | select(.geometry == null) | .evidence[]' p.json
+	assert_output --regexp 'continuity: at best [0-9]+/[0-9]+ chunk boundaries continue.*fewer than a rival'
 }

@@ -3,8 +3,8 @@
  * own byte values, drifting as they go), longer than a chunk, laid out as
  * md's RAID0 lays it; the true order continues at nearly every boundary,
  * another order or chunk hardly more than chance, random data never; and
- * probe_continuity takes score from the rivals only, and none on random
- * data. */
+ * probe_continuity takes score from the rivals only, decides a chunk left
+ * open, and changes nothing on random data. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,6 +173,21 @@ static void rivals_lose(void)
 	   r.cand[0].evidence[0]);
 }
 
+static void chunk_completed(void)
+{
+	struct probe_result r = { 0 };
+	struct diag d;
+	struct probe_candidate open = candidate(raid0(CHUNK, 0, 1, 2, 3));
+
+	open.spec.chunk_sectors = 0;
+	probe_result_add(&r, &open);
+	probe_continuity(&sample, NULL, &r, &d);
+	ok(r.ncand == 1 && r.cand[0].spec.chunk_sectors == CHUNK / 512,
+	   "a chunk left open is decided by the boundaries that continue (%u sectors)", r.cand[0].spec.chunk_sectors);
+	ok(strstr(r.cand[0].evidence[0], "continuity decides the chunk, 16 KiB") != NULL, "and said: %s",
+	   r.cand[0].evidence[0]);
+}
+
 static void random_says_nothing(void)
 {
 	struct probe_result r = { 0 };
@@ -206,6 +221,7 @@ int main(void)
 	free(array);
 	files_in_order();
 	rivals_lose();
+	chunk_completed();
 	random_says_nothing();
 	for (int i = 0; i < N; i++)
 		free(window.buf[i]);
