@@ -12,18 +12,17 @@
 #include "probe/evidence.h"
 
 #define WORDS ((int)(CONTINUITY_EDGE_BITS / 64))
+#define EDGE_BITS_LOG2 11            /* 2048 bits */
 #define MIN_BOUNDARIES 16            /* boundaries ranked before the measure speaks */
 #define MIN_Z 4.0                    /* standard deviations above chance that say "continues" */
 #define WEIGHT 0.5                   /* the most continuity takes from a candidate's score */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
 #define MAX_CHUNK 2048u              /* 1 MiB */
 
-static uint64_t mix(uint64_t x)
+/* A byte pair's bit: Fibonacci hashing, one multiply, the top bits kept. */
+static unsigned pair_bit(uint8_t a, uint8_t b)
 {
-	x ^= x >> 31;
-	x *= 0x9e3779b97f4a7c15ull;
-	x ^= x >> 29;
-	return x;
+	return (unsigned)(((uint32_t)(a << 8 | b) * 0x9e3779b1u) >> (32 - EDGE_BITS_LOG2));
 }
 
 void continuity_edge(const uint8_t *p, size_t len, struct continuity_edge *e)
@@ -31,12 +30,13 @@ void continuity_edge(const uint8_t *p, size_t len, struct continuity_edge *e)
 	memset(e, 0, sizeof(*e));
 	e->flat = true;
 	for (size_t i = 0; i + 1 < len; i++) {
-		unsigned h = (unsigned)(mix((uint64_t)p[i] << 8 | p[i + 1]) % CONTINUITY_EDGE_BITS);
+		unsigned h = pair_bit(p[i], p[i + 1]);
 		e->bits[h / 64] |= 1ull << (h % 64);
 		e->flat &= p[i] == p[i + 1];
 	}
 	for (int w = 0; w < WORDS; w++)
 		e->count += (unsigned)__builtin_popcountll(e->bits[w]);
+	e->ready = true;
 }
 
 double continuity_alike(const struct continuity_edge *a, const struct continuity_edge *b)
@@ -50,8 +50,8 @@ double continuity_alike(const struct continuity_edge *a, const struct continuity
 	return either ? (double)both / either : 0;
 }
 
-/* The sample's block edges, each computed once: every block's first and
- * last CONTINUITY_EDGE_BYTES on every member. */
+/* The sample's block edges, each computed the first time it is asked
+ * for: a block's first and last CONTINUITY_EDGE_BYTES on a member. */
 struct edges {
 	const struct probe_sample *s;
 	struct continuity_edge **head;   /* [window][block * nmembers + member] */
@@ -65,7 +65,7 @@ static size_t window_blocks(const struct probe_window *w)
 
 static void edges_free(struct edges *e)
 {
-	for (int w = 0; e->head && w < e->s->nwindows; w++) {
+	for (int w = 0; e->head && e->tail && w < e->s->nwindows; w++) {
 		free(e->head[w]);
 		free(e->tail[w]);
 	}
@@ -75,7 +75,7 @@ static void edges_free(struct edges *e)
 
 static int edges_take(const struct probe_sample *s, struct edges *e)
 {
-	int n = s->nmembers;
+	size_t n = (size_t)s->nmembers;
 
 	e->s = s;
 	e->head = calloc((size_t)s->nwindows + 1, sizeof(*e->head));
@@ -83,19 +83,11 @@ static int edges_take(const struct probe_sample *s, struct edges *e)
 	if (!e->head || !e->tail)
 		return -1;
 	for (int w = 0; w < s->nwindows; w++) {
-		const struct probe_window *win = &s->windows[w];
-		size_t nb = window_blocks(win);
-		e->head[w] = calloc(nb * (size_t)n + 1, sizeof(**e->head));
-		e->tail[w] = calloc(nb * (size_t)n + 1, sizeof(**e->tail));
+		size_t nb = window_blocks(&s->windows[w]);
+		e->head[w] = calloc(nb * n + 1, sizeof(**e->head));
+		e->tail[w] = calloc(nb * n + 1, sizeof(**e->tail));
 		if (!e->head[w] || !e->tail[w])
 			return -1;
-		for (int m = 0; m < n; m++)
-			for (size_t b = 0; win->buf[m] && b < nb; b++) {
-				const uint8_t *blk = win->buf[m] + b * PROBE_BLOCK;
-				continuity_edge(blk, CONTINUITY_EDGE_BYTES, &e->head[w][b * (size_t)n + (size_t)m]);
-				continuity_edge(blk + PROBE_BLOCK - CONTINUITY_EDGE_BYTES, CONTINUITY_EDGE_BYTES,
-						&e->tail[w][b * (size_t)n + (size_t)m]);
-			}
 	}
 	return 0;
 }
@@ -113,7 +105,12 @@ static const struct continuity_edge *edge_at(const struct edges *e, bool head, i
 		if (!win->buf[member] || off < win->offset || off + PROBE_BLOCK > win->offset + window_blocks(win) * PROBE_BLOCK)
 			continue;
 		size_t b = (off - win->offset) / PROBE_BLOCK;
-		return &(head ? e->head : e->tail)[w][b * (size_t)s->nmembers + (size_t)member];
+		struct continuity_edge *edge = &(head ? e->head : e->tail)[w][b * (size_t)s->nmembers + (size_t)member];
+		if (!edge->ready) {
+			const uint8_t *blk = win->buf[member] + b * PROBE_BLOCK;
+			continuity_edge(head ? blk : blk + PROBE_BLOCK - CONTINUITY_EDGE_BYTES, CONTINUITY_EDGE_BYTES, edge);
+		}
+		return edge;
 	}
 	return NULL;
 }

@@ -20,6 +20,7 @@ struct continuity_edge {
 	uint64_t bits[CONTINUITY_EDGE_BITS / 64];
 	unsigned count;              /* bits set */
 	bool flat;                   /* one byte repeated: a zero run, nothing to match */
+	bool ready;                  /* computed (the probe computes the edges it ranks only) */
 };
 
 void continuity_edge(const uint8_t *p, size_t len, struct continuity_edge *e);
