@@ -4,8 +4,8 @@
 # the next is the array's.  A RAID0 of real text and binaries (Python's
 # library) whose superblocks are zeroed, where the ext4's metadata leaves
 # two orders nearly tied; RAID10 near=2 on an odd member count, whose
-# copies straddle rows; and RAID10 far=2 on one, whose copies hide the chunk
-# and where the order starts.  Under ASan and UBSan the same code runs in
+# copies straddle rows; RAID10 far=2 on one, whose copies hide the chunk
+# and where the order starts; and random data, where it says nothing.  Under ASan and UBSan the same code runs in
 # test_probe_continuity.
 # suite: plain
 
@@ -58,4 +58,16 @@ probe_reads() {
 	assert_output --partial 'order=0:1:2 '
 	run -0 jq -r '.candidates[] | select(.geometry == null) | .evidence[]' p.json
 	assert_output --regexp 'continuity: at best [0-9]+/[0-9]+ chunk boundaries continue.*fewer than a rival'
+}
+
+@test "on random data continuity says nothing, and a RAID6 its syndromes find keeps its confidence" {
+	local d=$BATS_TEST_TMPDIR i
+	for i in 0 1 2 3 4; do truncate -s 16M "$d/m$i.img"; done
+	stripe-create -q --force -l 6 -n 5 -c 64K -e 1.2 "$d"/m*.img
+	head -c 40M /dev/urandom | stripe-write -q "$d"/m*.img
+	for i in 0 1 2 3 4; do dd if=/dev/zero of="$d/m$i.img" bs=512 count=2048 conv=notrunc status=none; done
+	run -0 stripe-probe "$d"/m*.img
+	assert_output --partial 'continuity: no candidate'"'"'s chunk boundaries continue more often than chance'
+	assert_output --partial 'found: candidate 1, confidence 100%, 100% ahead of the next'
+	refute_output --partial 'fewer than a rival'
 }
