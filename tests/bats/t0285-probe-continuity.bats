@@ -5,8 +5,8 @@
 # library) whose superblocks are zeroed, where the ext4's metadata leaves
 # two orders nearly tied; RAID10 near=2 on an odd member count, whose
 # copies straddle rows; RAID10 far=2 on one, whose copies hide the chunk
-# and where the order starts; and random data, where it says nothing.  Under ASan and UBSan the same code runs in
-# test_probe_continuity.
+# and where the order starts; and random data, where it says nothing.
+# Under ASan and UBSan the same code runs in test_probe_continuity.
 # suite: plain
 
 bats_require_minimum_version 1.5.0
