@@ -15,6 +15,7 @@
 #define EDGE_BITS_LOG2 11            /* 2048 bits */
 #define MIN_BOUNDARIES 16            /* boundaries ranked before the measure speaks */
 #define MIN_Z 4.0                    /* standard deviations above chance that say "continues" */
+#define RIVAL_Z 2.5                  /* deviations short of the best rival that cost score */
 #define WEIGHT 0.5                   /* the most continuity takes from a candidate's score */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
 #define MAX_CHUNK 2048u              /* 1 MiB */
@@ -308,7 +309,7 @@ static void sort_by_score(struct probe_result *r)
 
 /* What the best continuing rival over the same members makes of c: its
  * score is cut by how far c's boundaries fall short of the rival's
- * (significantly only: within three deviations of the rival's share
+ * (significantly only: within RIVAL_Z deviations of the rival's share
  * stays whole). */
 static double factor_for(const struct continuity_tally *mine, const struct continuity_tally *best)
 {
@@ -316,7 +317,7 @@ static double factor_for(const struct continuity_tally *mine, const struct conti
 		return 1;
 	double share = (double)best->continued / best->boundaries;
 	double short_of = share * mine->boundaries - mine->continued - 1;
-	if (!beyond(short_of, 3, mine->boundaries * share * (1 - share)))
+	if (!beyond(short_of, RIVAL_Z, mine->boundaries * share * (1 - share)))
 		return 1;
 	double lost = 1 - continuity_excess(mine) / continuity_excess(best);
 	return 1 - WEIGHT * (lost < 0 ? 0 : lost > 1 ? 1 : lost);
