@@ -13,6 +13,7 @@
 #define FAR_SPAN (2304u << 10)        /* how far before the middle a far copy may start */
 #define FAR_PROBES 16                 /* head rows looked for near the middle */
 #define FAR_CHECKS 64                 /* rows a far shift is then checked on */
+#define LAYOUT_CHECKS 512             /* blocks a complete layout is checked on */
 
 static int present_columns(const struct probe_sample *s, int *member)
 {
@@ -323,4 +324,51 @@ out:
 	free(pr);
 	free(votes);
 	return rc;
+}
+
+/* The other copy of the block role keeps at member sector x, under g. */
+static bool other_copy(const struct geometry *g, int role, uint64_t x, struct copy *out)
+{
+	struct copy cp[ST_MAX_DISKS];
+	uint64_t run, a = layout_array_sector(g, role, x);
+
+	if (a == UINT64_MAX)
+		return false;
+	int n = layout_locate(g, a, cp, &run);
+	for (int k = 0; k < n; k++)
+		if (cp[k].role != role || cp[k].sector != x) {
+			*out = cp[k];
+			return true;
+		}
+	return false;
+}
+
+int copies_check_layout(struct probe_sample *s, const struct geometry *g, const int *member_of_role,
+			uint64_t doff, struct copy_check *cc, struct diag *d)
+{
+	const uint8_t *blk[ST_MAX_DISKS];
+	uint8_t there[PROBE_BLOCK];
+	int rows = sample_rows(s);
+
+	cc->rows = cc->matched = 0;
+	for (int i = 0; i < rows && cc->rows < LAYOUT_CHECKS; i++) {
+		uint64_t off = sample_row(s, i, blk);
+		if (off < doff * 512 || off / 512 - doff + PROBE_BLOCK / 512 > g->dev_sectors)
+			continue;
+		uint64_t x = off / 512 - doff;
+		for (int role = 0; role < g->raid_disks; role++) {
+			int m = member_of_role[role];
+			struct copy other;
+			if (m < 0 || !blk[m] || block_zero(blk[m]) || !other_copy(g, role, x, &other) ||
+			    member_of_role[other.role] < 0)
+				continue;
+			if (probe_read(s, member_of_role[other.role], there, PROBE_BLOCK, (doff + other.sector) * 512, d) < 0)
+				return -1;
+			cc->rows++;
+			cc->matched += block_equal(blk[m], there);
+		}
+		if (cc->rows - cc->matched > (1 - COPY_FIT) * cc->rows + MIN_ROWS)
+			break;           /* this layout does not fit: no need to look on */
+	}
+	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "md/layout.h"
 #include "probe/probe.h"
 
 #define COPIES_MAX 32                 /* members compared pair by pair */
@@ -53,5 +54,18 @@ int copies_offset_shift(const struct probe_sample *s, const struct copy_map *cm,
  * read error. */
 int copies_far_shift(struct probe_sample *s, const struct copy_map *cm, uint64_t doff, struct copy_shift *best,
 		     struct diag *d);
+
+/* Blocks a complete geometry's copies were checked on. */
+struct copy_check {
+	int rows;                         /* blocks with data whose other copy the sample could give */
+	int matched;                      /* and that copy was equal */
+};
+
+/* Checks g (a RAID10, its roles on the members member_of_role names, data
+ * at doff sectors) on the sample: each block with data against the copy
+ * the layout keeps elsewhere.  Stops early once too many differ to fit.
+ * -1 on a read error. */
+int copies_check_layout(struct probe_sample *s, const struct geometry *g, const int *member_of_role,
+			uint64_t doff, struct copy_check *cc, struct diag *d);
 
 #endif

@@ -25,4 +25,18 @@ int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct pro
 int probe_content(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		  struct diag *d);
 
+/* Continuity of data across chunk boundaries: every candidate whose chunk,
+ * layout, order and data offset are decided is ranked at each sampled
+ * boundary (does the chunk it puts next start the way the chunk before
+ * ends, more than the other starts there?) and gets an evidence line.
+ * A candidate whose chunk alone is open (RAID10 far copies hide it) is
+ * completed with the chunk whose boundaries continue significantly most,
+ * or else weighed by the best any chunk gives it.  Where some candidate's
+ * boundaries continue far beyond chance, those over the same members that
+ * continue significantly less lose up to half their score; where none
+ * does (random, compressed or encrypted data) no score changes and r says
+ * so. */
+int probe_continuity(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
+		     struct diag *d);
+
 #endif

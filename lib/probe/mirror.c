@@ -16,6 +16,11 @@
 #define R10_FAR2 0x201
 #define R10_OFFSET_BIT 0x10000
 #define MAX_PAIRS_ORDERED 3           /* pairs whose every order is proposed */
+#define MAX_ODD_ORDERS 8              /* chains of neighbours tried on an odd count */
+#define MIN_CHUNK 8u                  /* sectors: 4 KiB */
+#define MAX_CHUNK 2048u               /* 1 MiB */
+#define COPY_FIT 0.99
+#define MIN_CHECKED 8
 
 static void candidate_start(struct probe_candidate *c, int level, int layout, uint32_t chunk, uint64_t doff, int n)
 {
@@ -188,6 +193,79 @@ static bool level_allowed(const struct probe_hints *h, int level, int layout)
 						       h->layout == layout);
 }
 
+/* Sectors every present member gives after doff. */
+static uint64_t room_after(const struct probe_sample *s, uint64_t doff)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (int i = 0; i < s->nmembers; i++)
+		if (s->members[i].path && s->members[i].sectors < least)
+			least = s->members[i].sectors;
+	return least == UINT64_MAX || least <= doff ? 0 : least - doff;
+}
+
+/* Orders whose neighbouring roles share some blocks at the same offset:
+ * near=2 on an odd count pairs roles r and r+1 in every other row. */
+static int neighbour_chains(const struct copy_map *cm, int *order, int depth, bool *taken, int chains[][COPIES_MAX],
+			    int nchains)
+{
+	if (depth == cm->np) {
+		memcpy(chains[nchains], order, sizeof(chains[0]));
+		return nchains + 1;
+	}
+	for (int c = 0; c < cm->np && nchains < MAX_ODD_ORDERS; c++) {
+		if (taken[c] || (depth && cm->same[order[depth - 1]][c].equal < 2))
+			continue;
+		taken[c] = true;
+		order[depth] = c;
+		nchains = neighbour_chains(cm, order, depth + 1, taken, chains, nchains);
+		taken[c] = false;
+	}
+	return nchains;
+}
+
+/* RAID10 near=2 on an odd member count: a chunk's two copies lie on
+ * neighbouring roles, the last role's second copy at the start of the next
+ * row, so no two members are equal throughout.  Each chain of neighbours,
+ * chunk and data offset is checked against every sampled block's copy. */
+static int add_near_odd(struct probe_sample *s, const struct copy_map *cm, const uint64_t *offs, int noffs,
+			const struct probe_hints *h, struct probe_result *r, struct diag *d)
+{
+	int chains[MAX_ODD_ORDERS][COPIES_MAX], order[COPIES_MAX];
+	bool taken[COPIES_MAX] = { false };
+
+	if (cm->np < 3 || cm->np % 2 == 0 || cm->np != s->nmembers || !level_allowed(h, MD_LEVEL_RAID10, R10_NEAR2) ||
+	    (h->raid_disks && h->raid_disks != cm->np))
+		return 0;
+	int nchains = neighbour_chains(cm, order, 0, taken, chains, 0);
+	for (int k = 0; k < nchains; k++)
+		for (int o = 0; o < noffs; o++)
+			for (uint32_t chunk = MIN_CHUNK; chunk <= MAX_CHUNK; chunk *= 2) {
+				uint64_t size = room_after(s, offs[o]) / chunk * chunk;
+				struct geometry g;
+				struct copy_check cc;
+				struct probe_candidate c;
+				if ((h->chunk_sectors && chunk != h->chunk_sectors) ||
+				    geometry_init(&g, MD_LEVEL_RAID10, R10_NEAR2, cm->np, chunk, size, NULL, NULL) < 0)
+					continue;
+				candidate_start(&c, MD_LEVEL_RAID10, R10_NEAR2, chunk, offs[o], cm->np);
+				for (int role = 0; role < cm->np; role++)
+					c.spec.order[role] = cm->member[chains[k][role]];
+				if (copies_check_layout(s, &g, c.spec.order, offs[o], &cc, d) < 0)
+					return -1;
+				if (cc.rows < MIN_CHECKED || cc.matched < COPY_FIT * cc.rows)
+					continue;
+				uses_order(&c);
+				c.score = (double)cc.matched / cc.rows;
+				probe_candidate_evidence(&c, "near=2 on %d members: each block's copy where this chunk and order "
+							     "put it, the last member's in the next row (%d/%d blocks checked)",
+							 cm->np, cc.matched, cc.rows);
+				probe_result_add(r, &c);
+			}
+	return 0;
+}
+
+
 int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		 struct diag *d)
 {
@@ -217,6 +295,8 @@ int probe_mirror(struct probe_sample *s, const struct probe_hints *h, struct pro
 		add_near_pairs(&cm, pairs, npairs, doff, h, r);
 	if (ng || cm.np < 2 || (h->raid_disks && h->raid_disks != cm.np))
 		return 0;
+	if (add_near_odd(s, &cm, offs, probe_offsets(h, probe_smallest_member(s), cm.first, offs), h, r, d) < 0)
+		return -1;
 	if (copies_offset_shift(s, &cm, &cs)) {
 		int layout = R10_OFFSET_BIT | cs.copies << 8 | 1;
 		char what[32];

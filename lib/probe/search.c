@@ -306,7 +306,7 @@ static int gather(struct probe_outcome *o, const struct probe_hints *h, struct d
 	keep_hinted(&o->result, h);
 	for (int i = 0; i < o->result.ncand; i++)
 		probe_candidate_finish(&o->result.cand[i], o->members, h);
-	if (weigh_parity(o, d) < 0)
+	if (probe_continuity(&o->sample, h, &o->result, d) < 0 || weigh_parity(o, d) < 0)
 		return -1;
 	merge_alike(&o->result);
 	return 0;

@@ -6,7 +6,7 @@
  * honestly left unknown on random data, and placed where zero chunks sit
  * beside data, and nothing claimed with a member missing; two arrays'
  * members given together told apart; RAID1 and RAID10 near, far and offset
- * copies; hints that narrow and never widen. */
+ * copies, near=2 on odd member counts too; hints that narrow and never widen. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -525,6 +525,9 @@ static void test_copies(void)
 {
 	copies_case("raid1 of 3 members", 1, 0, 3, 0, true);
 	copies_case("raid10 near=2 of 4 members", 10, 0x102, 4, 128, false);
+	copies_case("raid10 near=2 of 3 members (copies straddle rows)", 10, 0x102, 3, 128, true);
+	copies_case("raid10 near=2 of 5 members (copies straddle rows)", 10, 0x102, 5, 32, true);
+	copies_case("raid10 offset=2 of 3 members", 10, 0x10201, 3, 128, true);
 	copies_case("raid10 offset=2 of 4 members", 10, 0x10201, 4, 128, true);
 	copies_case("raid10 far=2 of 4 members", 10, 0x201, 4, 128, false);
 }
