@@ -211,6 +211,27 @@ int intent_stamp(struct array *a, struct member *m, uint64_t events, struct diag
 	return dev_write(&m->dev, image_of(t), image_bytes(t), bitmap_byte(m), d);
 }
 
+int intent_seed_spare(struct array *a, struct member *m, struct diag *d)
+{
+	struct intent *t = a->intent;
+	size_t len;
+	uint8_t *image;
+	int rc;
+
+	if (!t || !keeps_bitmap(m))
+		return 0;
+	len = (size_t)bitmap_bytes(&t->bm, 4096);
+	if (check_place(m, len, d) < 0)
+		return -1;
+	if (!(image = dev_alloc(len)))
+		return diag_fail(d, "%s: out of memory (%zu bytes) for a new spare's bitmap", m->path, len);
+	memset(image, 0xff, len);
+	bitmap_encode(&t->bm, image);
+	rc = dev_write(&m->dev, image, len, bitmap_byte(m), d);
+	free(image);
+	return rc;
+}
+
 void intent_clear(struct array *a, uint64_t events)
 {
 	struct intent *t = a->intent;

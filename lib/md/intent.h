@@ -40,6 +40,13 @@ int intent_mark(struct array *a, uint64_t sector, uint64_t count, struct diag *d
  * it.  Nothing for an array without a bitmap. */
 int intent_stamp(struct array *a, struct member *m, uint64_t events, struct diag *d);
 
+/* mdadm --add writes a new spare's bitmap itself, before md takes the
+ * spare in: the header of a member's bitmap as mdadm read it (its events
+ * from before the add), then every bit set, to a whole 4 KiB.  md writes
+ * bitmaps only to members holding a role, so the spare keeps that.  Call
+ * it before any intent_stamp moves the header's events. */
+int intent_seed_spare(struct array *a, struct member *m, struct diag *d);
+
 /* The array is whole and its writes done, as when md's bitmap daemon runs:
  * every bit cleared and events_cleared raised to events (written by the
  * next intent_stamp of each member).  Not for a degraded array: its bits

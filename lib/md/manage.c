@@ -37,15 +37,32 @@ static int events_after(const struct array *a, int steps, uint64_t *events, stru
 	return 0;
 }
 
-/* With its bitmap first, as md writes them. */
-static int write_member(struct array *a, struct member *m, uint64_t events, uint64_t now, struct diag *d)
+static int check_writable(const struct member *m, struct diag *d)
 {
 	if (!m->dev.writable)
 		return diag_fail(d, "%s: opened read-only, cannot record the change", m->path);
+	return 0;
+}
+
+/* With its bitmap first, as md writes them. */
+static int write_member(struct array *a, struct member *m, uint64_t events, uint64_t now, struct diag *d)
+{
+	if (check_writable(m, d) < 0)
+		return -1;
 	super_set_state(&m->sb, events, !a->dirty, now);
 	if (intent_stamp(a, m, events, d) < 0)
 		return -1;
 	return super_write(&m->dev, &m->sb, d);
+}
+
+/* A new spare's bitmap is mdadm's, from before md's update; md's own
+ * bitmap writes pass a spare over. */
+static int write_spare(struct array *a, struct member *s, uint64_t events, uint64_t now, struct diag *d)
+{
+	if (check_writable(s, d) < 0 || intent_seed_spare(a, s, d) < 0)
+		return -1;
+	super_set_state(&s->sb, events, !a->dirty, now);
+	return super_write(&s->dev, &s->sb, d);
 }
 
 /* Device numbers the members given hold: a new spare takes none of them. */
@@ -93,7 +110,7 @@ int manage_add_spare(struct array *a, struct member *spare, uint32_t rdev_major,
 	spare->state = MEMBER_SPARE;
 	spare->reason[0] = 0;
 	/* the spare first: until the members list it, md passes it over */
-	if (write_member(a, spare, events, now, d) < 0)
+	if (write_spare(a, spare, events, now, d) < 0)
 		return -1;
 	for (i = 0; i < a->nmembers; i++) {
 		struct member *m = &a->members[i];

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # stripe-manage: mdadm's --add, --fail, --remove and --zero-superblock done
 # offline leave the superblocks real md leaves after the same command and
-# --stop (tests/fixtures/md-writes/r5-4d-64k-ls-{1.2,0.90}-manage and
-# zero-1.0-1.1, made in ../shared/mdvm), but for the update time, the
+# --stop (tests/fixtures/md-writes/r5-4d-64k-ls-{1.2,0.90,1.0,1.1}-manage,
+# r5-4d-64k-ls-1.2-bitmap-manage and zero-1.0-1.1, made in ../shared/mdvm),
+# but for the update time, the
 # checksum, a new spare's device UUID (1.x) and its major:minor (0.90,
 # where md records the VM's 254:64 and stripe an image file's 0:0).
 # Refusals are one line and write nothing.
@@ -15,7 +16,7 @@ MW=$TOP/tests/fixtures/md-writes
 # md's members, unpacked once for the file: each test copies those it needs.
 setup_file() {
 	local f u
-	for f in "$MW"/r5-4d-64k-ls-{1.2,0.90}-manage/*.img.xz "$MW"/r5-4d-64k-ls-0.90/member*.img.xz \
+	for f in "$MW"/r5-4d-64k-ls-{1.2,0.90,1.0,1.1,1.2-bitmap}-manage/*.img.xz "$MW"/r5-4d-64k-ls-0.90/member*.img.xz \
 		"$MW"/zero-1.0-1.1/*.img.xz; do
 		u=$BATS_FILE_TMPDIR/${f#"$MW"/}
 		mkdir -p "${u%/*}"
@@ -32,12 +33,17 @@ setup() {
 }
 
 # md_member META STEP N: the file holding member N (4: the added device)
-# as md left it after STEP (base: before the first), or "blank".
+# as md left it after STEP (base: before the first), or "blank". META is
+# a metadata version, or 1.2-bitmap for the array with an internal bitmap.
 md_member() {
 	local w=$U/r5-4d-64k-ls-$1-manage
 	case $2:$3 in
 	base:4) echo blank ;;
-	base:*) if [ "$1" = 1.2 ]; then echo "$FIX/r5-4d-64k-ls-1.2/member$3.img"; else echo "$U/r5-4d-64k-ls-0.90/member$3.img"; fi ;;
+	base:*) case $1 in
+		1.2) echo "$FIX/r5-4d-64k-ls-1.2/member$3.img" ;;
+		0.90) echo "$U/r5-4d-64k-ls-0.90/member$3.img" ;;
+		*) echo "$w/base-member$3.img" ;;
+		esac ;;
 	remove-spare:4 | fail:4 | fail-remove:4) echo "$w/add-member4.img" ;;
 	fail:1 | fail-remove:1) echo "$w/remove-spare-member1.img" ;;
 	*) echo "$w/$2-member$3.img" ;;
@@ -63,14 +69,19 @@ stage() {
 like_md() {
 	local meta=$1 step=$2 i sb bad=""
 	shift 2
-	[ "$meta" = 1.2 ] && sb=4096 || sb=8323072
+	case $meta in
+	0.90) sb=8323072 ;;
+	1.0) sb=8380416 ;;
+	1.1) sb=0 ;;
+	*) sb=4096 ;;
+	esac
 	for i in "$@"; do
 		unpack "$(md_member "$meta" "$step" "$i")" "$D/md$i.img"
 		# cmp -l counts from 1; 1.x: device_uuid 168, utime 192, sb_csum 216;
 		# 0.90: utime 128, sb_csum 152, disk 4's and this_disk's major:minor
 		bad+=$(cmp -l "$D/md$i.img" "$D/m$i.img" | awk -v sb=$sb -v v="$meta" -v n="$i" -v step="$step" '
 			{ o = $1 - 1 - sb
-			  if (v == "1.2") t = (o >= 192 && o < 200) || (o >= 216 && o < 220) || (n == 4 && o >= 168 && o < 184)
+			  if (v ~ /^1\./) t = (o >= 192 && o < 200) || (o >= 216 && o < 220) || (n == 4 && o >= 168 && o < 184)
 			  else t = (o >= 128 && o < 132) || (o >= 152 && o < 156) ||
 				   (step == "add" && ((o >= 1028 && o < 1036) || (o >= 3972 && o < 3980))) }
 			!t { printf " member%d@%d", n, $1 - 1 }')
@@ -124,6 +135,34 @@ like_md() {
 	stage 0.90 fail
 	stripe-manage -q --remove "$D/m1.img" "${M[@]}"
 	like_md 0.90 fail-remove 0 1 2 3
+}
+
+# verbs_like_md META: --add, --remove of the spare, --fail and --remove of
+# role 1, in turn on one array, each leaving what md left after it.
+verbs_like_md() {
+	stage "$1" base
+	stripe-manage -q --add "$D/m4.img" "${M[@]}"
+	like_md "$1" add 0 1 2 3 4
+	stripe-manage -q --remove "$D/m4.img" "${M[@]}"
+	like_md "$1" remove-spare 0 1 2 3 4
+	stripe-manage -q --fail "$D/m1.img" "${M[@]}"
+	like_md "$1" fail 0 1 2 3
+	stripe-manage -q --remove "$D/m1.img" "${M[@]}"
+	like_md "$1" fail-remove 0 2 3
+}
+
+@test "--add, --remove and --fail leave on a 1.0 array, superblocks at the end, what md leaves" {
+	verbs_like_md 1.0
+}
+
+@test "--add, --remove and --fail leave on a 1.1 array, superblocks at the start, what md leaves" {
+	verbs_like_md 1.1
+}
+
+@test "--add to a 1.2 array with an internal bitmap writes the spare and the bitmaps as md does" {
+	stage 1.2-bitmap base
+	stripe-manage -q --add "$D/m4.img" "${M[@]}"
+	like_md 1.2-bitmap add 0 1 2 3 4
 }
 
 @test "--remove failed takes a failed member that is gone out of the tables, as md's --remove of it" {
