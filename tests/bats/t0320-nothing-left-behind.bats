@@ -205,8 +205,16 @@ replace_refused() {
 	replace_refused 99 new.img "role 99 is not a role of this array"
 }
 
-@test "stripe-rebuild --replace onto a role held in sync leaves no file behind" {
-	replace_refused 2 x.img "role 2 is held by an in-sync member; nothing to rebuild"
+@test "stripe-rebuild --replace of a member in sync, on an array missing another role, is refused without --run and leaves no file behind" {
+	local before
+	raid 5 4
+	rm "$D/m3.img"
+	before=$(sha "${M[@]:0:3}")
+	refused stripe-rebuild --progress none --replace "2=x.img" "${M[@]:0:3}"
+	[ "$stderr" = "stripe-rebuild: role 3 is in sync in the superblocks but was not given; give it, or --run to write degraded" ] ||
+		fail "stderr: $stderr"
+	[ ! -e "$D/x.img" ] || fail "x.img was left behind"
+	[ "$before" = "$(sha "${M[@]:0:3}")" ] || fail "a member changed"
 }
 
 @test "stripe-rebuild refuses a spare that is an in-sync member with exit 2 before any write" {
