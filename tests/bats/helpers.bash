@@ -80,14 +80,20 @@ in_sample() {
 	SWEPT_VISITS=$((SWEPT_VISITS + 1))
 }
 
-# sanitized_sample N: called from setup, skips all but one case in N in
-# the sanitized run (another one with each STRIPE_SAMPLE_SEED, all under
-# make check-full), for spec files the plain run asks case by case whose
-# C code the unit tests and fuzzers also run under ASan and UBSan.
-sanitized_sample() {
-	in_plain_suite || [ -n "${STRIPE_FULL:-}" ] ||
-		(((BATS_TEST_NUMBER + ${STRIPE_SAMPLE_SEED:-0}) % $1 == 0)) ||
-		skip "sanitized run: one case in $1 (make check-full runs all)"
+# case_sample SAN_N [PLAIN_N]: called from setup, skips all but one case in
+# SAN_N of the sanitized run and one in PLAIN_N (default: every one) of
+# the plain run, the two runs taking different cases: with "2 2" every case
+# runs once a make check, in one build or the other, for half the time.
+# Another share with each STRIPE_SAMPLE_SEED, every case in both builds
+# under make check-full.
+case_sample() {
+	local n=$((BATS_TEST_NUMBER + ${STRIPE_SAMPLE_SEED:-0})) every=${2:-1}
+	[ -z "${STRIPE_FULL:-}" ] || return 0
+	if in_plain_suite; then
+		((n % every == 0)) || skip "plain run: one case in $every (make check-full runs all)"
+	else
+		(((n + 1) % $1 == 0)) || skip "sanitized run: one case in $1 (make check-full runs all)"
+	fi
 }
 
 # swept: says in the TAP output how much of the test's sweep ran.

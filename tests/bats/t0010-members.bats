@@ -7,6 +7,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR
 	stripe-create -q -l 5 -c 64K --image-size 5M "$D"/m{0,1,2,3,4}.img
 	M=("$D"/m{0,1,2,3,4}.img)

@@ -5,6 +5,10 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+setup() {
+	case_sample 2 2
+}
+
 setup_file() {
 	fixtures_ready
 	# the facts of every set, gathered once for the specs that compare them

@@ -10,6 +10,7 @@ setup_file() {
 }
 
 setup() {
+	case_sample 2 2
 	SET=$BATS_TEST_TMPDIR/set
 	mkdir -p "$SET"
 	cp "$FIX"/r5-4d-64k-ls-1.2/member*.img "$SET/"

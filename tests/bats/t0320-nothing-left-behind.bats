@@ -9,6 +9,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR
 	cd "$D" || return 1
 	LOOPS=()

@@ -5,6 +5,10 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+setup() {
+	case_sample 2 2
+}
+
 # roundtrip NAME LEVEL LAYOUT META DEVS [CHUNK]: create on 5 MiB images,
 # write the fixture pattern over the whole array, read it back, and check
 # every member with mdadm --examine.  Prints what differs; silent when right.

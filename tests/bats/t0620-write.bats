@@ -6,6 +6,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR
 }
 

@@ -9,6 +9,7 @@ load helpers
 SET=r5-4d-bitmap-1.2
 
 setup() {
+	case_sample 2 2
 	fixtures_ready
 	mapfile -t M < <(copy_set $SET)
 }

@@ -9,6 +9,7 @@ load helpers
 load map-helpers
 
 setup() {
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR
 }
 

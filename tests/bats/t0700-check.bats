@@ -11,6 +11,7 @@ setup_file() {
 }
 
 setup() {
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR
 }
 

@@ -13,6 +13,7 @@ setup_file() {
 }
 
 setup() {
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR
 	M=($(copy_set $SET))
 	stripe-read "${M[@]}" > "$D/array.img"

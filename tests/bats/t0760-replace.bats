@@ -15,8 +15,7 @@ setup_file() {
 }
 
 setup() {
-	# test_super_ops and test_rebuild run the replace's C under ASan too
-	sanitized_sample 2
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR
 }
 

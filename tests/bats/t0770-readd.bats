@@ -10,8 +10,7 @@ load helpers
 MiB=1048576
 
 setup() {
-	# test_rebuild runs the ranges a re-add copies under ASan too
-	sanitized_sample 2
+	case_sample 2 2
 }
 
 # bitmap_set SIZE: M[] a four-member raid5 of SIZE members, 512K chunks,

@@ -25,8 +25,7 @@ setup_file() {
 }
 
 setup() {
-	# test_manage_ops runs the verbs' superblock edits under ASan too
-	sanitized_sample 2
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR
 	M=("$D"/m{0,1,2,3}.img)
 	U=$BATS_FILE_TMPDIR

@@ -11,7 +11,7 @@ load helpers
 SMALL=(-q -s 4M --char-size 32K --seeks 100)
 
 setup() {
-	sanitized_sample 2
+	case_sample 2 2
 	D=$BATS_TEST_TMPDIR/dir
 	mkdir -p "$D"
 }
