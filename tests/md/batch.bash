@@ -51,6 +51,18 @@ ARRAYS=${ARRAYS:-$BATS_FILE_TMPDIR/arrays}
 VMOUT=$ARRAYS/vm	# each VM's output (batch-NN.txt) and out dir (out-NN/)
 BATCH_LOGS=${BATCH_LOGS:-$MD_LOGS/$(basename "$BATS_TEST_FILENAME" .bats)}
 
+# bitmap_copy NAME [CHUNK]: a copy of fixture set $SET in $ARRAYS/NAME, its
+# bitmap made to count CHUNK bytes a bit when given (r5-4d-bitmap-1.2's
+# 64 MiB gives its 7 MiB members one bit; 1 MiB gives seven).  The member
+# paths in M.
+bitmap_copy() {
+	local d=$ARRAYS/$1
+	mkdir -p "$d"
+	cp "$FIX/$SET"/member*.img "$d/"
+	mapfile -t M < <(in_role_order "$d"/member*.img)
+	[ -z "${2:-}" ] || bitmap_chunk "$2" "${M[@]}"
+}
+
 mk() {
 	mk_array "$@" && batch_add "$1"
 }

@@ -12,16 +12,6 @@ load batch
 
 SET=r5-4d-bitmap-1.2
 
-# bitmap_copy NAME [CHUNK]: a copy of the fixture, its bitmap made to
-# count CHUNK bytes a bit when given (the fixture's 64 MiB gives its 7 MiB
-# members one bit; 1 MiB gives seven).  The member paths in M.
-bitmap_copy() {
-	local d=$ARRAYS/$1
-	mkdir -p "$d"
-	cp "$FIX/$SET"/member*.img "$d/"
-	mapfile -t M < <(in_role_order "$d"/member*.img)
-	[ -z "${2:-}" ] || bitmap_chunk "$2" "${M[@]}"
-}
 
 # garbage MEMBER SECTOR: 4 KiB of garbage at data sector SECTOR of a member.
 garbage() {

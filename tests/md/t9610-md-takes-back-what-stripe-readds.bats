@@ -18,11 +18,7 @@ SET=r5-4d-bitmap-1.2
 # bits over its 7 MiB members), 1 MiB written at 64K with member 3 away:
 # bit 0 set.  The member paths in M.
 away() {
-	local d=$ARRAYS/$1
-	mkdir -p "$d"
-	cp "$FIX/$SET"/member*.img "$d/"
-	mapfile -t M < <(in_role_order "$d"/member*.img)
-	bitmap_chunk 1048576 "${M[@]}"
+	bitmap_copy "$1" 1048576
 	stripe-write -q --run -i "$ARRAYS/input" --offset 64K "${M[@]:0:3}"
 }
 

@@ -13,27 +13,16 @@
 
 #include "probe/anchor.h"
 #include "probe/backup.h"
+#include "ext4_array.h"
 #include "tap.h"
 
-#define MEMBERS 5
+#define MEMBERS EXT4_ARRAY_MEMBERS
 #define BUDGET (32ull << 20)
 #define DATA_OFFSET 2048u            /* sectors: make-ext4-array's 1.2 default here */
 
 static char dir[] = "/tmp/test_probe_anchor.XXXXXX";
-static char paths[MEMBERS][160];
+static char paths[MEMBERS][EXT4_ARRAY_PATH];
 static char missing[] = "missing";
-
-static int make_array(void)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd),
-		 "tests/probe/make-ext4-array %s/a 16M -l 5 -n %d -c 32K -p right-asymmetric -e 1.2 >/dev/null && "
-		 "tests/probe/make-ext4-array --zero %s/a", dir, MEMBERS, dir);
-	for (int i = 0; i < MEMBERS; i++)
-		snprintf(paths[i], sizeof(paths[i]), "%s/a/m%d.img", dir, i);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 /* Does member i hold a superblock at the filesystem's start? */
 static bool holds_superblock(int i)
@@ -206,7 +195,7 @@ int main(void)
 {
 	char cmd[128];
 
-	if (!mkdtemp(dir) || make_array() < 0) {
+	if (!mkdtemp(dir) || make_ext4_array(dir, paths) < 0) {
 		ok(0, "an ext4 array made in %s", dir);
 		return tap_done();
 	}

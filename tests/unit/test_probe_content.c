@@ -19,26 +19,15 @@
 #include "probe/ext4.h"
 #include "probe/volume.h"
 #include "probe/xfs.h"
+#include "ext4_array.h"
 #include "tap.h"
 #include "util/endian.h"
 
-#define MEMBERS 5
+#define MEMBERS EXT4_ARRAY_MEMBERS
 #define BUDGET (8ull << 20)
 
 static char dir[] = "/tmp/test_probe_content.XXXXXX";
-static char paths[MEMBERS][160];
-
-static int make_array(void)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd),
-		 "tests/probe/make-ext4-array %s/a 16M -l 5 -n %d -c 32K -p right-asymmetric -e 1.2 >/dev/null && "
-		 "tests/probe/make-ext4-array --zero %s/a", dir, MEMBERS, dir);
-	for (int i = 0; i < MEMBERS; i++)
-		snprintf(paths[i], sizeof(paths[i]), "%s/a/m%d.img", dir, i);
-	return system(cmd) == 0 ? 0 : -1;
-}
+static char paths[MEMBERS][EXT4_ARRAY_PATH];
 
 /* The array's geometry as DIR/truth says, size left to the search. */
 static int truth(struct geometry_spec *g)
@@ -303,7 +292,7 @@ int main(void)
 	luks_found_where_it_lies();
 	xfs_headers_from_raw_bytes();
 
-	if (!mkdtemp(dir) || make_array() < 0 || truth(&want) < 0) {
+	if (!mkdtemp(dir) || make_ext4_array(dir, paths) < 0 || truth(&want) < 0) {
 		ok(0, "an ext4 array made in %s", dir);
 		return tap_done();
 	}
