@@ -6,6 +6,7 @@
 #                 ends "N passed, N failed, N skipped"
 # make check-full the same with every exhaustive sweep whole (make check samples them)
 # make check-md   compatibility tests against the real md driver (../shared/mdvm)
+# make check-md-full the same with every array of the sampled spec files
 # make check-probe stripe-probe's full acceptance matrix (tests/probe/matrix; long)
 # make bench      benchmarks (speed targets live here, never in tests)
 # make fuzz       libFuzzer targets for FUZZ_SECONDS each
@@ -79,7 +80,7 @@ FUZZERS    := $(FUZZ_SRC:%.c=$(O)/%)
 TOOLS      := $(filter-out tools/stripe-deps tools/stripe-demo,$(sort $(wildcard tools/stripe-*)))
 MANPAGES   := $(sort $(wildcard man/*.[1-8]))
 
-.PHONY: all deps check check-full check-md check-probe check-build bench fuzz fuzzers demo install \
+.PHONY: all deps check check-full check-md check-md-full check-probe check-build bench fuzz fuzzers demo install \
 	uninstall clean units build-plain build-san build-fuzz
 all: $(LIB) $(BINS)
 
@@ -161,6 +162,10 @@ check-full: deps
 check-md: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all units
 	@tests/run-md "$(CURDIR)"
+
+check-md-full: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all units
+	@STRIPE_FULL=1 tests/run-md "$(CURDIR)"
 
 check-probe: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all

@@ -2,7 +2,8 @@
 # assembled by the real md driver in a few VM boots (batch-assemble.vm.sh),
 # and the checks of md's results.
 #
-#   mk NAME MEMBERS LOSE CREATE-OPTION...  (mk_array: the same, without
+#   mk NAME MEMBERS LOSE CREATE-OPTION...  (only one in MD_SAMPLE of
+#	them under make check-md, md_sampled; mk_array: the same, without
 #	the batch_add; MK_UNWRITTEN=1 mk ...: without the write, the array
 #	as stripe-create left it, zeroes throughout)
 #	MEMBERS is a count of $MEMBER_SIZE members ("4") or a comma list of
@@ -31,7 +32,7 @@
 #			present member in sync, the absent ones
 #			counted as degraded.
 #   md_check_examine NAME... stripe-examine prints the superblock fields
-#			mdadm --examine printed in the VM.
+#			mdadm --examine prints of the members md is given.
 #   as_is_array NAME MEMBER...  an array of members made elsewhere (the
 #			fixtures), with the sha256 stripe-read reads of it.
 #   md_got NAME		md's view of the array in V[KEY] (md_view); fails
@@ -41,7 +42,8 @@ load helpers
 load pack
 
 MEMBER_SIZE=${MEMBER_SIZE:-4M}
-MD_BATCH_DISKS=${MD_BATCH_DISKS:-25}	# mdvm names disks vda..vdz; one is --out's
+# mdvm names disks vda..vdz: one is --out's, one the dump's (_batch)
+MD_BATCH_DISKS=${MD_BATCH_DISKS:-24}
 MD_BATCH_JOBS=${MD_BATCH_JOBS:-2}
 MD_BATCH_TIMEOUT=${MD_BATCH_TIMEOUT:-600}
 # the VM's memory: the arrays are small, and a VM with less boots faster
@@ -64,7 +66,18 @@ bitmap_copy() {
 }
 
 mk() {
+	md_sampled || return 0
 	mk_array "$@" && batch_add "$1"
+}
+
+# md_sampled: whether the next array mk makes is in make check-md's share
+# of a file that sets MD_SAMPLE=N: one in N, in the order made, the share
+# picked by STRIPE_SAMPLE_SEED (tests/run-md takes it from the commit, so
+# that commits take turns); make check-md-full (STRIPE_FULL) makes them all.
+MK_SEQ=0
+md_sampled() {
+	local i=$((MK_SEQ++)) n=${MD_SAMPLE:-1}
+	[ -n "${STRIPE_FULL:-}" ] || (((i + ${STRIPE_SAMPLE_SEED:-0}) % n == 0))
 }
 
 # mk_array: mk without handing the array to md yet, for tests that change
@@ -144,6 +157,8 @@ batch_add() {
 		[ -e "$ARRAYS/$name/error" ] && continue
 		mapfile -t members < "$ARRAYS/$name/members"
 		[ $((B_USED + ${#members[@]})) -le $((MD_BATCH_DISKS * PACK_MEMBERS)) ] || _batch_launch
+		# what mdadm --examine says of the members before md has them
+		mdadm --examine "${members[@]}" > "$ARRAYS/$name/md-examine.txt" 2>&1 || true
 		B_ARGS+=("$name:${#members[@]}${B_MODE[$name]:+:${B_MODE[$name]}}")
 		B_MEMBERS+=("${members[@]}")
 		B_USED=$((B_USED + ${#members[@]}))
@@ -173,7 +188,7 @@ _batch_launch() {
 # _batch NUM NAME:COUNT... -- MEMBER...: the members packed into disks,
 # md's look at them in one VM, the disks removed again.
 _batch() {
-	local b=$1 t0=$SECONDS rc=0 args=() disks=() packs=() i p
+	local b=$1 t0=$SECONDS rc=0 args=() disks=() packs=() i p dump letters=abcdefghijklmnopqrstuvwxyz
 	shift
 	while [ "$1" != -- ]; do
 		args+=("$1")
@@ -186,12 +201,35 @@ _batch() {
 		packs+=("$p")
 		disks+=(--disk "$p")
 	done
-	[ $rc = 0 ] && vm_slot "$MDVM" run --mem "$MD_BATCH_MEM" --timeout "$MD_BATCH_TIMEOUT" \
-		--out "$VMOUT/out-$b" --out-size 16 "${disks[@]}" -- "$BATCH_VM_SCRIPT" "${args[@]}" \
-		>> "$VMOUT/batch-$b.txt" 2>&1 || rc=$?
-	rm -f "${packs[@]}"
+	# the dump disk after the packs: room for every array's bytes (no
+	# more than its members hold) and a MiB of alignment each (sparse)
+	dump=$VMOUT/dump-$b.img
+	rm -f "$dump"
+	: > "$VMOUT/vm-$b.txt"
+	truncate -s $(($(stat -c %s "$@" | awk '{ s += $1 } END { print s }') + ${#args[@]} * 1048576)) "$dump"
+	[ $rc = 0 ] && vm_run --mem "$MD_BATCH_MEM" --timeout "$MD_BATCH_TIMEOUT" \
+		--out "$VMOUT/out-$b" --out-size 16 "${disks[@]}" --disk "$dump" -- "$BATCH_VM_SCRIPT" \
+		--dump=/dev/vd${letters:${#packs[@]}:1} "${args[@]}" > "$VMOUT/vm-$b.txt" 2>&1 || rc=$?
+	_dumped_sums "$dump" < "$VMOUT/vm-$b.txt" >> "$VMOUT/batch-$b.txt"
+	rm -f "${packs[@]}" "$dump" "$VMOUT/vm-$b.txt"
 	echo "T: batch=$b rc=$rc secs=$((SECONDS - t0)) arrays=$(sed -n 's/^R: name=\([^ ]*\).*/\1/p' "$VMOUT/batch-$b.txt" | tr '\n' ' ')" \
 		>> "$VMOUT/batch-$b.txt"
+}
+
+# _dumped_sums DUMP: the VM's lines from stdin, each "sha256=- dump=MIB"
+# of an R line made "sha256=HEX" of the array_size bytes at MIB MiB of DUMP
+# (batch-assemble.vm.sh --dump).
+_dumped_sums() {
+	local line mib size sum
+	while IFS= read -r line; do
+		if [[ $line == "R: "*" sha256=- dump="* ]]; then
+			mib=${line#* dump=} mib=${mib%% *}
+			size=${line#* array_size=} size=${size%% *}
+			sum=$(tail -c +$((mib * 1048576 + 1)) "$1" | head -c "$size" | sha256sum)
+			line=${line/ sha256=- dump=$mib / sha256=${sum%% *} }
+		fi
+		printf '%s\n' "$line"
+	done
 }
 
 # md_results: reads $ARRAYS/results.txt into RESULT[NAME] (the "R:" lines).
@@ -418,23 +456,22 @@ names() {
 }
 
 # md_check_examine NAME...: stripe-examine prints the superblock field lines
-# mdadm --examine printed in the VM, for every member md saw, in the same
+# mdadm --examine printed as md was given them, for every member, in the same
 # order (the fields t0100-examine compares for the fixtures, with Name).
 md_check_examine() {
 	[ $# -gt 0 ] || fail "no arrays to check"
 	local F='^ *(Magic|Version|Feature Map|Array UUID|Name|Raid Level|Raid Devices|Avail Dev Size|Array Size|Used Dev Size|Data Offset|Super Offset|State|Device UUID|Checksum|Events|Layout|Chunk Size|Device Role|Array State|Bad Block Log|Recovery Offset|Resync Offset|Total Devices|Active Devices|Working Devices|Failed Devices|Spare Devices|Preferred Minor|Persistence) :'
-	local name dirs members want=$BATS_TEST_TMPDIR/want got=$BATS_TEST_TMPDIR/got bad=() out
+	local name members want=$BATS_TEST_TMPDIR/want got=$BATS_TEST_TMPDIR/got bad=() out
 	: > "$want"
 	: > "$got"
 	for name in "$@"; do
-		dirs=("$VMOUT"/out-*/"$name")
-		if [ ! -d "${dirs[0]}" ]; then
+		if [ ! -s "$ARRAYS/$name/md-examine.txt" ]; then
 			bad+=("$name: no mdadm --examine output")
 			continue
 		fi
 		mapfile -t members < "$ARRAYS/$name/members"
 		echo "== $name" >> "$want"
-		cat "${dirs[0]}/examine.txt" >> "$want"
+		cat "$ARRAYS/$name/md-examine.txt" >> "$want"
 		echo "== $name" >> "$got"
 		stripe-examine "${members[@]}" >> "$got" 2>&1 || true
 	done

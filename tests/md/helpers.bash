@@ -38,6 +38,25 @@ vm_slot() {
 	done
 }
 
+# vm_run ARGS...: "$MDVM" run ARGS in a slot (vm_slot), booted again when
+# the emulated kernel panicked before its init ran: on a loaded host TCG's
+# timer can miss the kernel's IO-APIC check ("IO-APIC + timer doesn't
+# work"), and then no script ran and no disk was touched.  Its output
+# (with the failed boot's console, if any) on stdout.
+vm_run() {
+	local out rc try
+	out=$(mktemp "${TMPDIR:-/tmp}/vm_run.XXXXXX")
+	for try in 1 2 3; do
+		vm_slot "$MDVM" run "$@" > "$out" 2>&1
+		rc=$?
+		cat "$out"
+		[ $rc = 125 ] && grep -q "Kernel panic - not syncing: IO-APIC" "$out" || break
+		echo "vm_run: the VM's kernel panicked as it booted (a timer missed under load): boot $((try + 1))"
+	done
+	rm -f "$out"
+	return $rc
+}
+
 # vm_value FILE HEAD KEY: the value of KEY=value on the first line of FILE
 # (a VM's report) that starts with HEAD and a space, such as "J: set=1".
 vm_value() {

@@ -19,9 +19,9 @@ make_array() {
 	local d=$W/$1
 	mkdir -p "$d"
 	case $1 in
-	alpha) stripe-create -q -l 5 -n 4 -c 64K -N alpha --image-size 8M "$d"/m{0..3}.img ;;
-	beta) stripe-create -q -l 1 -n 2 -e 1.0 -N beta --image-size 8M "$d"/m{0..1}.img ;;
-	gamma) stripe-create -q -l 6 -n 4 -c 64K -e 0.90 --image-size 8M "$d"/m{0..3}.img ;;
+	alpha) stripe-create -q -l 5 -n 4 -c 64K -N alpha --image-size 4M "$d"/m{0..3}.img ;;
+	beta) stripe-create -q -l 1 -n 2 -e 1.0 -N beta --image-size 4M "$d"/m{0..1}.img ;;
+	gamma) stripe-create -q -l 6 -n 4 -c 64K -e 0.90 --image-size 4M "$d"/m{0..3}.img ;;
 	esac
 	head -c "$(stripe-examine --json "$d"/m*.img | jq -r .array.size_bytes)" /dev/urandom > "$d/data"
 	stripe-write -q --progress none -i "$d/data" "$d"/m*.img
@@ -39,7 +39,7 @@ setup_file() {
 	done
 	stripe-examine --scan --brief "$W"/*/m*.img > "$W/conf" 2> "$W/scan.err"
 	mapfile -t lines < "$W/conf"
-	vm_slot "$MDVM" run --mem 192 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" "${lines[@]}" > "$W/vm.txt" 2>&1 || true
+	vm_run --mem 192 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" "${lines[@]}" > "$W/vm.txt" 2>&1 || true
 	cat "$W/conf" "$W/scan.err" "$W/vm.txt" > "$MD_LOGS/t9050-md-assembles-from-stripe-scan-lines.txt"
 }
 

@@ -219,9 +219,9 @@ setup() {
 @test "md takes a member whose rebuild was killed half way and finishes it without a mismatch" {
 	[ ! -e "$ARRAYS/rb-half/error" ] || fail "$(cat "$ARRAYS/rb-half/error")"
 	md_check rb-half
-	# md's own mdadm --examine in the VM read the recovery offset stripe recorded
-	grep -qE 'Recovery Offset : [1-9]' "$VMOUT"/out-*/rb-half/examine.txt ||
-		fail "mdadm --examine in the VM shows no recovery offset"
+	# mdadm --examine of the members md was given reads the recovery offset stripe recorded
+	grep -qE 'Recovery Offset : [1-9]' "$ARRAYS/rb-half/md-examine.txt" ||
+		fail "mdadm --examine shows no recovery offset"
 }
 
 @test "md starts a raid6 with one of its two lost members rebuilt without --run, degraded by the other" {

@@ -45,7 +45,7 @@ setup_file() {
 	rm "$W/d3.img"
 	fill degraded "$W"/d{0,1,2,4}.img
 	md_there || return 0
-	vm_slot "$MDVM" run --mem 256 --timeout 300 $(printf -- '--disk-snap %s ' "$W"/w{0,1,2,3}.img "$W"/d{0,1,2,4}.img) \
+	vm_run --mem 256 --timeout 300 $(printf -- '--disk-snap %s ' "$W"/w{0,1,2,3}.img "$W"/d{0,1,2,4}.img) \
 		-- "$VM_SCRIPT" 4 > "$W/vm.txt" 2>&1 || true
 	mkdir -p "$MD_LOGS"
 	cp "$W/vm.txt" "$MD_LOGS/t9400-md-mounts-what-stripe-map-made.txt"

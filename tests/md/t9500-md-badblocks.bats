@@ -22,7 +22,7 @@ setup_file() {
 	export W
 	mkdir -p "$W/logged" "$W/repaired" "$MD_LOGS"
 	cp "$FIX/$SET"/member*.img "$W/logged/"
-	vm_slot "$MDVM" run --mem 192 --timeout 300 $(printf -- '--disk %s ' "$W"/logged/member{0,1,2,3}.img) \
+	vm_run --mem 192 --timeout 300 $(printf -- '--disk %s ' "$W"/logged/member{0,1,2,3}.img) \
 		-- "$VM_SCRIPT" log "$SECTOR" 8 > "$W/log.txt" 2>&1 || true
 	head -c 4096 /dev/urandom | dd of="$W/logged/member1.img" bs=512 seek="$SECTOR" conv=notrunc status=none
 	rc=0
@@ -32,7 +32,7 @@ setup_file() {
 	rc=0
 	stripe-check --repair --progress none "$W"/repaired/member*.img > "$W/repair.out" 2>&1 || rc=$?
 	echo $rc > "$W/repair.rc"
-	vm_slot "$MDVM" run --mem 192 --timeout 300 \
+	vm_run --mem 192 --timeout 300 \
 		$(printf -- '--disk-snap %s ' "$W"/logged/member{0,1,2,3}.img "$W"/repaired/member{0,1,2,3}.img) \
 		-- "$VM_SCRIPT" judge > "$W/judge.txt" 2>&1 || true
 	cat "$W/log.txt" "$W/repair.out" "$W/judge.txt" > "$MD_LOGS/t9500-md-badblocks.txt"

@@ -38,7 +38,7 @@ setup_file() {
 		lose_role_2 "$meta"
 		disks+=($(printf -- '--disk %s ' "$W/$meta"/md/m{0,1,3,4}.img "$W/$meta"/stripe/m{0,1,3,4}.img))
 	done
-	vm_slot "$MDVM" run --mem 192 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" > "$W/vm.txt" 2>&1 || true
+	vm_run --mem 192 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" > "$W/vm.txt" 2>&1 || true
 	cat "$W"/*/rebuild.out "$W/vm.txt" > "$MD_LOGS/t9700-md-rebuilds-onto-spares-as-stripe-does.txt"
 }
 

@@ -61,7 +61,7 @@ setup_file() {
 	events_of "$FIX/$SET/member0.img" > "$W/fixture_events"
 	disks=($(printf -- '--disk %s ' "$W"/0/m{0..3}.img "$W/0/new.img" "$W"/1/m{0,1}.img "$W/1/new.img" \
 		"$W/1/m3.img" "$W"/2/m{0..3}.img "$W/2/new.img" "$W"/3/m{0..3}.img "$W/3/new.img"))
-	vm_slot "$MDVM" run --mem 192 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" judge:5 judge:4 resume:5 replace:5 \
+	vm_run --mem 192 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" judge:5 judge:4 resume:5 replace:5 \
 		> "$W/vm.txt" 2>&1 || true
 	{
 		cat "$W"/*/out "$W/vm.txt"

@@ -54,7 +54,7 @@ setup_file() {
 		echo "$line" > "$W/$name.line"
 		args+=("$name" "$line")
 	done
-	vm_slot "$MDVM" run --mem 256 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" "${args[@]}" > "$W/vm.txt" 2>&1 || true
+	vm_run --mem 256 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" "${args[@]}" > "$W/vm.txt" 2>&1 || true
 	for name in "${CASES[@]}"; do
 		echo "== $name"
 		cat "$W/$name.make" "$W/$name/probe.err" "$W/$name.line"

@@ -46,7 +46,7 @@ setup_file() {
 		disks+=($(printf -- '--disk %s ' "$W/$meta"/A/m{0,1,2,3}.img "$W/$meta"/F/m{0,1,2}.img "$W/$meta"/Z/m{0,1,2}.img))
 		sets+=("$meta:A:4" "$meta:F:3" "$meta:Z:3")
 	done
-	vm_slot "$MDVM" run --mem 192 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" "${sets[@]}" > "$W/vm.txt" 2>&1 || true
+	vm_run --mem 192 --timeout 300 "${disks[@]}" -- "$VM_SCRIPT" "${sets[@]}" > "$W/vm.txt" 2>&1 || true
 	cat "$W"/*/manage.out "$W/vm.txt" > "$MD_LOGS/t9850-md-assembles-what-stripe-manage-leaves.txt"
 }
 
