@@ -29,13 +29,16 @@ static void usage(FILE *out)
 		"Show the md superblock of each MEMBER (block device or image file) with the\n"
 		"field names of mdadm --examine, its internal bitmap and bad-block log, then\n"
 		"the array the members assemble into: level, layout, chunk, size, state, who\n"
-		"holds each role and why any member is left out. Nothing is written.\n"
+		"holds each role and why any member is left out. Each member is named first:\n"
+		"a file, a loop device over a file, or a disk or partition with its model,\n"
+		"serial, WWN and /dev/disk/by-id link (udev's data, sysfs). Nothing is written.\n"
 		"\n"
 		"Options:\n"
 		"      --json[=FILE]       one JSON document (see stripe-examine(1)), on\n"
 		"                          standard output, or replacing FILE whole beside\n"
 		"                          the text (or --export)\n"
-		"      --export            STRIPE_KEY=value lines of the assembled array, for eval\n"
+		"      --export            STRIPE_KEY=value lines of the assembled array and\n"
+		"                          of each member, for eval\n"
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
 		"      --geometry SPEC     show the array SPEC describes, no superblock read\n"
 		"                          (see stripe-read(1))\n"
@@ -1340,9 +1343,10 @@ int main(int argc, char **argv)
 			st = EXIT_ERROR;
 	}
 	if (out == OUT_EXPORT) {
-		if (formed)
+		if (formed) {
 			export_array(&a);
-		export_members(&a, extra);
+			export_members(&a, extra);
+		}
 	} else if (out == OUT_TEXT) {
 		/* a member without a superblock has no record: stderr said why */
 		for (i = 0; !quiet && i < a.nmembers; i++) {
