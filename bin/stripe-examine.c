@@ -1,5 +1,6 @@
 /* stripe-examine: show each member's md superblock under mdadm --examine's
  * names, then the array they assemble into. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -622,6 +623,8 @@ static void json_identity(struct json *j, const struct identity *id)
 {
 	char text[sizeof(id->backing) + 1024];
 	bool blk = id->kind != IDENT_FILE;
+	struct identity_field f[IDENT_FIELDS];
+	int i;
 
 	json_object(j, "identity");
 	json_str(j, "kind", identity_kind_name(id->kind));
@@ -634,18 +637,13 @@ static void json_identity(struct json *j, const struct identity *id)
 		json_null(j, "major");
 		json_null(j, "minor");
 	}
-	json_text_or_null(j, "kernel_name", id->name);
-	json_text_or_null(j, "parent", id->parent);
 	if (id->partition)
 		json_int(j, "partition", id->partition);
 	else
 		json_null(j, "partition");
-	json_text_or_null(j, "vendor", id->vendor);
-	json_text_or_null(j, "model", id->model);
-	json_text_or_null(j, "serial", id->serial);
-	json_text_or_null(j, "wwn", id->wwn);
-	json_text_or_null(j, "by_id", id->by_id);
-	json_text_or_null(j, "backing_file", id->backing);
+	identity_fields(id, f);
+	for (i = 0; i < IDENT_FIELDS; i++)
+		json_text_or_null(j, f[i].name, f[i].value);
 	json_close(j);
 }
 
@@ -829,11 +827,15 @@ static void export_array(const struct array *a)
 	}
 }
 
+/* STRIPE_MEMBER_<i>_<WHAT>, what given in either case. */
 static void export_member_key(int i, const char *what, const char *v)
 {
 	char key[64];
+	int n = snprintf(key, sizeof(key), "STRIPE_MEMBER_%d_", i);
 
-	snprintf(key, sizeof(key), "STRIPE_MEMBER_%d_%s", i, what);
+	for (; *what && n + 1 < (int)sizeof(key); what++)
+		key[n++] = (char)toupper((unsigned char)*what);
+	key[n] = 0;
 	cli_export(stdout, key, v);
 }
 
@@ -842,7 +844,8 @@ static void export_member_key(int i, const char *what, const char *v)
 static void export_members(const struct array *a, const struct member_extra *x)
 {
 	char b[sizeof(x->id.backing) + 1024];
-	int i;
+	struct identity_field f[IDENT_FIELDS];
+	int i, k;
 
 	cli_export_u64(stdout, "STRIPE_MEMBERS", (unsigned long long)a->nmembers);
 	for (i = 0; i < a->nmembers; i++) {
@@ -867,13 +870,9 @@ static void export_members(const struct array *a, const struct member_extra *x)
 		if (id->partition)
 			snprintf(b, sizeof(b), "%d", id->partition);
 		export_member_key(i, "PARTITION", b);
-		export_member_key(i, "PARENT", id->parent);
-		export_member_key(i, "VENDOR", id->vendor);
-		export_member_key(i, "MODEL", id->model);
-		export_member_key(i, "SERIAL", id->serial);
-		export_member_key(i, "WWN", id->wwn);
-		export_member_key(i, "BY_ID", id->by_id);
-		export_member_key(i, "BACKING_FILE", id->backing);
+		identity_fields(id, f);
+		for (k = 0; k < IDENT_FIELDS; k++)
+			export_member_key(i, f[k].name, f[k].value);
 	}
 }
 

@@ -377,6 +377,17 @@ int identity_of(const char *path, struct identity *id)
 	return 0;
 }
 
+void identity_fields(const struct identity *id, struct identity_field f[IDENT_FIELDS])
+{
+	const struct identity_field all[IDENT_FIELDS] = {
+		{ "kernel_name", id->name }, { "parent", id->parent }, { "vendor", id->vendor },
+		{ "model", id->model }, { "serial", id->serial }, { "wwn", id->wwn },
+		{ "by_id", id->by_id }, { "backing_file", id->backing },
+	};
+
+	memcpy(f, all, sizeof(all));
+}
+
 const char *identity_kind_name(enum ident_kind k)
 {
 	static const char *const names[] = {

@@ -38,6 +38,15 @@ struct identity {
  * hold is left empty: a member is never refused for it. */
 int identity_of(const char *path, struct identity *id);
 
+/* The text fields by their report names (kernel_name, parent, vendor,
+ * model, serial, wwn, by_id, backing_file), each "" when not known: one
+ * list for every output format to walk. */
+#define IDENT_FIELDS 8
+struct identity_field {
+	const char *name, *value;
+};
+void identity_fields(const struct identity *id, struct identity_field f[IDENT_FIELDS]);
+
 /* "file", "disk", "partition", "loop" or "block". */
 const char *identity_kind_name(enum ident_kind k);
 

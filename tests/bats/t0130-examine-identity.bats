@@ -51,7 +51,7 @@ identity() {
             WWN : 0x5000c500b1234567
           By-id : $BYID/ata-ST4000DM004-2CV104_ZFN0ABCD"
 	run identity 0
-	assert_output '{"kind":"disk","description":"disk sda: vendor ATA, model ST4000DM004-2CV104, serial ZFN0ABCD, WWN 0x5000c500b1234567, '"$BYID"'/ata-ST4000DM004-2CV104_ZFN0ABCD","major":8,"minor":0,"kernel_name":"sda","parent":null,"partition":null,"vendor":"ATA","model":"ST4000DM004-2CV104","serial":"ZFN0ABCD","wwn":"0x5000c500b1234567","by_id":"'"$BYID"'/ata-ST4000DM004-2CV104_ZFN0ABCD","backing_file":null}'
+	assert_output '{"kind":"disk","description":"disk sda: vendor ATA, model ST4000DM004-2CV104, serial ZFN0ABCD, WWN 0x5000c500b1234567, '"$BYID"'/ata-ST4000DM004-2CV104_ZFN0ABCD","major":8,"minor":0,"partition":null,"kernel_name":"sda","parent":null,"vendor":"ATA","model":"ST4000DM004-2CV104","serial":"ZFN0ABCD","wwn":"0x5000c500b1234567","by_id":"'"$BYID"'/ata-ST4000DM004-2CV104_ZFN0ABCD","backing_file":null}'
 }
 
 @test "a partition without a udev record shows its number and disk, sysfs's fields (the serial from VPD page 0x80) and its /dev/disk/by-id link" {
@@ -63,7 +63,7 @@ identity() {
             WWN : naa.50014ee2b1234567
           By-id : $BYID/ata-WDC_WD40EFRX-68N32N0_WD-WCC7K1234567-part1"
 	run identity 1
-	assert_output '{"kind":"partition","description":"partition 1 of disk sdb: vendor ATA, model WDC WD40EFRX-68N, serial WD-WCC7K1234567, WWN naa.50014ee2b1234567, '"$BYID"'/ata-WDC_WD40EFRX-68N32N0_WD-WCC7K1234567-part1","major":8,"minor":17,"kernel_name":"sdb1","parent":"sdb","partition":1,"vendor":"ATA","model":"WDC WD40EFRX-68N","serial":"WD-WCC7K1234567","wwn":"naa.50014ee2b1234567","by_id":"'"$BYID"'/ata-WDC_WD40EFRX-68N32N0_WD-WCC7K1234567-part1","backing_file":null}'
+	assert_output '{"kind":"partition","description":"partition 1 of disk sdb: vendor ATA, model WDC WD40EFRX-68N, serial WD-WCC7K1234567, WWN naa.50014ee2b1234567, '"$BYID"'/ata-WDC_WD40EFRX-68N32N0_WD-WCC7K1234567-part1","major":8,"minor":17,"partition":1,"kernel_name":"sdb1","parent":"sdb","vendor":"ATA","model":"WDC WD40EFRX-68N","serial":"WD-WCC7K1234567","wwn":"naa.50014ee2b1234567","by_id":"'"$BYID"'/ata-WDC_WD40EFRX-68N32N0_WD-WCC7K1234567-part1","backing_file":null}'
 }
 
 @test "an NVMe namespace shows its model and serial, its EUI as WWN, and the model-and-serial by-id name rather than the EUI's" {
@@ -74,7 +74,7 @@ identity() {
             WWN : eui.0025388b91b8a2c1
           By-id : $BYID/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R123456A"
 	run identity 2
-	assert_output '{"kind":"disk","description":"disk nvme0n1: model Samsung SSD 970 EVO Plus 1TB, serial S4EWNX0R123456A, WWN eui.0025388b91b8a2c1, '"$BYID"'/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R123456A","major":259,"minor":0,"kernel_name":"nvme0n1","parent":null,"partition":null,"vendor":null,"model":"Samsung SSD 970 EVO Plus 1TB","serial":"S4EWNX0R123456A","wwn":"eui.0025388b91b8a2c1","by_id":"'"$BYID"'/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R123456A","backing_file":null}'
+	assert_output '{"kind":"disk","description":"disk nvme0n1: model Samsung SSD 970 EVO Plus 1TB, serial S4EWNX0R123456A, WWN eui.0025388b91b8a2c1, '"$BYID"'/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R123456A","major":259,"minor":0,"partition":null,"kernel_name":"nvme0n1","parent":null,"vendor":null,"model":"Samsung SSD 970 EVO Plus 1TB","serial":"S4EWNX0R123456A","wwn":"eui.0025388b91b8a2c1","by_id":"'"$BYID"'/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R123456A","backing_file":null}'
 }
 
 @test "a virtio disk shows the serial its host gave and its by-id name, and no model or WWN" {
@@ -83,21 +83,21 @@ identity() {
          Serial : VDSK0123456789
           By-id : $BYID/virtio-VDSK0123456789"
 	run identity 3
-	assert_output '{"kind":"disk","description":"disk vda: serial VDSK0123456789, '"$BYID"'/virtio-VDSK0123456789","major":254,"minor":0,"kernel_name":"vda","parent":null,"partition":null,"vendor":null,"model":null,"serial":"VDSK0123456789","wwn":null,"by_id":"'"$BYID"'/virtio-VDSK0123456789","backing_file":null}'
+	assert_output '{"kind":"disk","description":"disk vda: serial VDSK0123456789, '"$BYID"'/virtio-VDSK0123456789","major":254,"minor":0,"partition":null,"kernel_name":"vda","parent":null,"vendor":null,"model":null,"serial":"VDSK0123456789","wwn":null,"by_id":"'"$BYID"'/virtio-VDSK0123456789","backing_file":null}'
 }
 
 @test "a loop device says which file it is over" {
 	run record 4
 	assert_output "         Member : loop device loop0 over /srv/images/disk4.img"
 	run identity 4
-	assert_output '{"kind":"loop","description":"loop device loop0 over /srv/images/disk4.img","major":7,"minor":0,"kernel_name":"loop0","parent":null,"partition":null,"vendor":null,"model":null,"serial":null,"wwn":null,"by_id":null,"backing_file":"/srv/images/disk4.img"}'
+	assert_output '{"kind":"loop","description":"loop device loop0 over /srv/images/disk4.img","major":7,"minor":0,"partition":null,"kernel_name":"loop0","parent":null,"vendor":null,"model":null,"serial":null,"wwn":null,"by_id":null,"backing_file":"/srv/images/disk4.img"}'
 }
 
 @test "an image file says it is a file, with every other field null" {
 	run record 5
 	assert_output "         Member : file"
 	run identity 5
-	assert_output '{"kind":"file","description":"file","major":null,"minor":null,"kernel_name":null,"parent":null,"partition":null,"vendor":null,"model":null,"serial":null,"wwn":null,"by_id":null,"backing_file":null}'
+	assert_output '{"kind":"file","description":"file","major":null,"minor":null,"partition":null,"kernel_name":null,"parent":null,"vendor":null,"model":null,"serial":null,"wwn":null,"by_id":null,"backing_file":null}'
 }
 
 @test "--export gives each member's path, role and identity as shell-quoted lines an eval reads back" {
