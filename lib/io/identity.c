@@ -56,24 +56,29 @@ static void copy(char *dst, size_t len, const char *src)
 	clean(dst);
 }
 
-/* Up to len - 1 bytes of a regular file dir/rel (a fake tree could hold a
- * FIFO or a device there: never waited on); -1 when there are none. */
-static ssize_t read_bytes(const char *dir, const char *rel, char *buf, size_t len)
+/* path opened for reading when it is a regular file (a fake tree could
+ * hold a FIFO or a device there: never waited on); -1 otherwise. */
+static int open_regular(const char *path)
 {
-	char path[PATH_MAX];
 	struct stat st;
-	ssize_t n;
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* Up to len - 1 bytes of the regular file dir/rel; -1 when there are none. */
+static ssize_t read_bytes(const char *dir, const char *rel, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path) || (fd = open_regular(path)) < 0)
+		return -1;
 	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
@@ -285,11 +290,13 @@ static void from_udev(struct identity *id, struct by_id_pick *pick)
 {
 	char path[PATH_MAX], line[UDEV_LINE];
 	bool enc_model = false, enc_vendor = false, skipping = false;
-	FILE *f;
-	int n;
+	FILE *f = NULL;
+	int n, fd;
 
 	snprintf(path, sizeof(path), "%s/data/b%u:%u", root("STRIPE_UDEV_ROOT", "/run/udev"), id->major, id->minor);
-	f = fopen(path, "re");
+	fd = open_regular(path);
+	if (fd >= 0 && !(f = fdopen(fd, "r")))
+		close(fd);
 	if (!f)
 		return;
 	for (n = 0; n < UDEV_LINES && fgets(line, sizeof(line), f); n++) {

@@ -113,7 +113,7 @@ identity() {
 	[ "$STRIPE_MEMBER_5_DESCRIPTION" = file ] && [ "$STRIPE_MEMBER_5_STATE" = active ] && [ "$STRIPE_LEVEL" = raid6 ]
 }
 
-@test "hostile trees: control bytes, overlong values and lines, a FIFO, a link loop and a by-id name with a slash are bounded and cleaned" {
+@test "hostile trees: control bytes, overlong values and lines, FIFOs, a link loop and a by-id name with a slash are bounded and cleaned" {
 	local r=$D/r s
 	s=$r/sys/devices/x/block/sdz
 	mkdir -p "$s/sdz1" "$s/dev0" "$r/sys/dev/block" "$r/run/udev/data" "$r/dev"
@@ -136,6 +136,11 @@ identity() {
 	STRIPE_SYSFS_ROOT=$r/sys STRIPE_UDEV_ROOT=$r/run/udev STRIPE_DEV_ROOT=$r/dev \
 		STRIPE_TEST_DEVNO=member0.img=8:1,member1.img=9:9 run -0 timeout 10 stripe-examine \
 		"$FIX"/r6-6d-128k-ls-1.2/member*.img
+	assert_line "         Member : block device 9:9"
+	# udev's record a FIFO: not waited on
+	mkfifo "$r/run/udev/data/b9:9"
+	STRIPE_SYSFS_ROOT=$r/sys STRIPE_UDEV_ROOT=$r/run/udev STRIPE_DEV_ROOT=$r/dev \
+		STRIPE_TEST_DEVNO=member1.img=9:9 run -0 timeout 10 stripe-examine "$FIX"/r6-6d-128k-ls-1.2/member*.img
 	assert_line "         Member : block device 9:9"
 }
 
