@@ -15,9 +15,10 @@
 
 #include "io/identity.h"
 
-/* Bounds on what the trees may hand us: an attribute's bytes, the lines
- * of a udev record and their length, the links of /dev/disk/by-id. */
-#define ATTR_MAX 512
+/* Bounds on what the trees may hand us: an attribute's bytes (a page, as
+ * sysfs shows a loop device's file), the lines of a udev record and their
+ * length, the links of /dev/disk/by-id. */
+#define ATTR_MAX 4096
 #define UDEV_LINES 4096
 #define UDEV_LINE 1024
 #define BYID_MAX 4096
