@@ -1,5 +1,6 @@
 /* stripe-examine: show each member's md superblock under mdadm --examine's
  * names, then the array they assemble into. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "md/bitmap.h"
 #include "md/scan.h"
 #include "io/blkscan.h"
+#include "io/identity.h"
 #include "cli/cli.h"
 #include "cli/json_out.h"
 #include "cli/open_array.h"
@@ -28,13 +30,16 @@ static void usage(FILE *out)
 		"Show the md superblock of each MEMBER (block device or image file) with the\n"
 		"field names of mdadm --examine, its internal bitmap and bad-block log, then\n"
 		"the array the members assemble into: level, layout, chunk, size, state, who\n"
-		"holds each role and why any member is left out. Nothing is written.\n"
+		"holds each role and why any member is left out. Each member is named first:\n"
+		"a file, a loop device over a file, or a disk or partition with its model,\n"
+		"serial, WWN and /dev/disk/by-id link (udev's data, sysfs). Nothing is written.\n"
 		"\n"
 		"Options:\n"
 		"      --json[=FILE]       one JSON document (see stripe-examine(1)), on\n"
 		"                          standard output, or replacing FILE whole beside\n"
 		"                          the text (or --export)\n"
-		"      --export            STRIPE_KEY=value lines of the assembled array, for eval\n"
+		"      --export            STRIPE_KEY=value lines of the assembled array and\n"
+		"                          of each member, for eval\n"
 		"      --raid0-layout L    layout for a multi-zone RAID0 that records none\n"
 		"      --geometry SPEC     show the array SPEC describes, no superblock read\n"
 		"                          (see stripe-read(1))\n"
@@ -65,6 +70,8 @@ struct member_extra {
 	int has_bblog;
 	struct badblocks bblog;
 	char bitmap_err[512], bblog_err[512];
+	bool has_id;                 /* which disk or file the member is */
+	struct identity id;
 };
 
 static void human_size(uint64_t bytes, char *buf, size_t len)
@@ -184,6 +191,7 @@ static void load_extra(struct member *m, struct member_extra *x)
 	struct diag d;
 
 	memset(x, 0, sizeof(*x));
+	x->has_id = identity_of(m->path, &x->id) == 0;
 	if (!m->has_sb)
 		return;
 	x->has_bitmap = bitmap_read(&m->dev, &m->sb, &x->bitmap, &d);
@@ -419,6 +427,27 @@ static void print_unused_space(const struct md_super *s, const struct member_ext
 		      (unsigned long long)before, (unsigned long long)(UINT64_MAX - after));
 }
 
+/* Which disk to pull: what the member is, and the names on its label. */
+static void print_identity_text(const struct member_extra *x)
+{
+	char what[sizeof(x->id.backing) + 128];
+
+	if (!x->has_id)
+		return;
+	identity_what(&x->id, what, sizeof(what));
+	FIELD("Member", "%s", what);
+	if (x->id.vendor[0])
+		FIELD("Vendor", "%s", x->id.vendor);
+	if (x->id.model[0])
+		FIELD("Model", "%s", x->id.model);
+	if (x->id.serial[0])
+		FIELD("Serial", "%s", x->id.serial);
+	if (x->id.wwn[0])
+		FIELD("WWN", "%s", x->id.wwn);
+	if (x->id.by_id[0])
+		FIELD("By-id", "%s", x->id.by_id);
+}
+
 static void print_member_text(const struct array *a, const struct member *m,
 			      const struct member_extra *x, int verbose)
 {
@@ -427,6 +456,7 @@ static void print_member_text(const struct array *a, const struct member *m,
 	int i;
 
 	printf("%s:\n", m->path);
+	print_identity_text(x);
 	if (s->major == 0) {
 		print_v0_text(a, m);
 		return;
@@ -579,6 +609,44 @@ static void json_member_unsupported(struct json *j, const struct md_super *s)
 	json_close(j);
 }
 
+static void json_text_or_null(struct json *j, const char *key, const char *v)
+{
+	if (v[0])
+		json_str(j, key, v);
+	else
+		json_null(j, key);
+}
+
+/* "identity": the member's kind and label, every key present (null when
+ * not known or not its kind's). */
+static void json_identity(struct json *j, const struct identity *id)
+{
+	char text[sizeof(id->backing) + 1024];
+	bool blk = id->kind != IDENT_FILE;
+	struct identity_field f[IDENT_FIELDS];
+	int i;
+
+	json_object(j, "identity");
+	json_str(j, "kind", identity_kind_name(id->kind));
+	identity_describe(id, text, sizeof(text));
+	json_str(j, "description", text);
+	if (blk) {
+		json_uint(j, "major", id->major);
+		json_uint(j, "minor", id->minor);
+	} else {
+		json_null(j, "major");
+		json_null(j, "minor");
+	}
+	if (id->partition)
+		json_int(j, "partition", id->partition);
+	else
+		json_null(j, "partition");
+	identity_fields(id, f);
+	for (i = 0; i < IDENT_FIELDS; i++)
+		json_text_or_null(j, f[i].name, f[i].value);
+	json_close(j);
+}
+
 static void json_member(struct json *j, const struct member *m, const struct member_extra *x)
 {
 	const struct md_super *s = &m->sb;
@@ -590,6 +658,10 @@ static void json_member(struct json *j, const struct member *m, const struct mem
 	json_str(j, "state", member_state_name(m->state));
 	if (m->reason[0])
 		json_str(j, "reason", m->reason);
+	if (x->has_id)
+		json_identity(j, &x->id);
+	else
+		json_null(j, "identity");
 	if (!m->has_sb) {
 		json_close(j);
 		return;
@@ -752,6 +824,55 @@ static void export_array(const struct array *a)
 	for (i = 0; i < s->raid_disks; i++) {
 		snprintf(key, sizeof(key), "STRIPE_ROLE_%d", i);
 		cli_export(stdout, key, a->role[i] ? a->role[i]->path : "");
+	}
+}
+
+/* STRIPE_MEMBER_<i>_<WHAT>, what given in either case. */
+static void export_member_key(int i, const char *what, const char *v)
+{
+	char key[64];
+	int n = snprintf(key, sizeof(key), "STRIPE_MEMBER_%d_", i);
+
+	for (; *what && n + 1 < (int)sizeof(key); what++)
+		key[n++] = (char)toupper((unsigned char)*what);
+	key[n] = 0;
+	cli_export(stdout, key, v);
+}
+
+/* Each member given, in order: its path, state and role, and which disk or
+ * file it is (empty where not known), so a script can name the disk to pull. */
+static void export_members(const struct array *a, const struct member_extra *x)
+{
+	char b[sizeof(x->id.backing) + 1024];
+	struct identity_field f[IDENT_FIELDS];
+	int i, k;
+
+	cli_export_u64(stdout, "STRIPE_MEMBERS", (unsigned long long)a->nmembers);
+	for (i = 0; i < a->nmembers; i++) {
+		const struct member *m = &a->members[i];
+		const struct identity *id = &x[i].id;
+
+		export_member_key(i, "PATH", m->path);
+		export_member_key(i, "STATE", member_state_name(m->state));
+		b[0] = 0;
+		if (m->has_sb && m->sb.role >= 0)
+			snprintf(b, sizeof(b), "%d", m->sb.role);
+		else if (m->has_sb)
+			snprintf(b, sizeof(b), "%s", m->sb.role == ROLE_FAULTY ? "faulty" :
+				 m->sb.role == ROLE_JOURNAL ? "journal" : "spare");
+		export_member_key(i, "ROLE", b);
+		export_member_key(i, "KIND", x[i].has_id ? identity_kind_name(id->kind) : "");
+		b[0] = 0;
+		if (x[i].has_id)
+			identity_describe(id, b, sizeof(b));
+		export_member_key(i, "DESCRIPTION", b);
+		b[0] = 0;
+		if (id->partition)
+			snprintf(b, sizeof(b), "%d", id->partition);
+		export_member_key(i, "PARTITION", b);
+		identity_fields(id, f);
+		for (k = 0; k < IDENT_FIELDS; k++)
+			export_member_key(i, f[k].name, f[k].value);
 	}
 }
 
@@ -1221,8 +1342,10 @@ int main(int argc, char **argv)
 			st = EXIT_ERROR;
 	}
 	if (out == OUT_EXPORT) {
-		if (formed)
+		if (formed) {
 			export_array(&a);
+			export_members(&a, extra);
+		}
 	} else if (out == OUT_TEXT) {
 		/* a member without a superblock has no record: stderr said why */
 		for (i = 0; !quiet && i < a.nmembers; i++) {
