@@ -17,7 +17,7 @@ alerts_ready() {
 	if [ -n "$program" ]; then
 		# run as mdadm runs it (execl): the path given, no PATH search
 		case $program in */*) ;; *) program=./$program ;; esac
-		[ -f "$program" ] && [ -x "$program" ] || die "--program $program: not an executable file"
+		if [ ! -f "$program" ] || [ ! -x "$program" ]; then die "--program $program: not an executable file"; fi
 	fi
 	if [ -n "$mail_to" ]; then
 		case $mail_to in -* | *[[:space:]]*) usage_error "--mail $mail_to: not a mail address" ;; esac
