@@ -27,31 +27,50 @@ alerts_ready() {
 	fi
 }
 
-# alerts_events OLD NEW: the events from the state OLD (a file; empty or
-# unreadable: none) to the state NEW (a JSON document), each as three
-# NUL-ended fields: event, array UUID, member ('' for none).  mdadm's
-# words: Fail (a member in sync is gone; its path), SpareActive (a role is
-# held again; the member now holding it), DegradedArray (an array first
-# seen with roles missing), DeviceDisappeared (no array is read where one
-# was), NewArray (one is again), TestMessage (--test).
-alerts_events() {
-	jq -nj --slurpfile old <([ ! -f "$1" ] || jq -c 'select(.format == 1 and (.uuid | type) == "string" and
-		(.roles | type) == "array")' "$1" 2> /dev/null || :) --argjson new "$2" --argjson test "$test_alert" '
-		($old[0] // null) as $o | $new as $n |
-		(if $test == 1 and $n.state != "gone" then [ "TestMessage", $n.uuid ] else empty end),
-		(if $n.state == "gone" then
+# alerts_plan REPORT: what the run has to alert, from the state the last
+# run kept (none where the file is missing or not one) and the run's JSON
+# REPORT ('' for a run that read no array), as NUL-ended fields: the state
+# to keep (nothing where there is none), then three for each event: its
+# name, the array's UUID, the member ('' for none).  mdadm's events: Fail
+# (a role held is held no more; the member that held it), SpareActive (a
+# role is held again; the member now holding it), DegradedArray (an array
+# first seen with roles missing), DeviceDisappeared (no array is read
+# where one was), NewArray (one is again), TestMessage (--test).  One jq
+# for all of it: a run is a few processes.
+alerts_plan() {
+	local old='' n=()
+	[ ! -f "$alerts_state_file" ] || old=$(< "$alerts_state_file")
+	[ -n "$1" ] || n=(-n)
+	jq -j "${n[@]}" --arg old "$old" --arg tool "$TOOL" --argjson test "$test_alert" '
+		(try ($old | fromjson) catch null |
+			if type == "object" and .format == 1 and (.uuid | type) == "string" and
+				(.roles | type) == "array" then . else null end) as $o |
+		(if . == null then
+			if $o == null then null
+			else { format: 1, tool: $tool, uuid: $o.uuid, name: $o.name, state: "gone", roles: $o.roles } end
+		 else
+			{ format: 1, tool: $tool, uuid: .array.uuid, name: .array.name,
+			  state: (if .array.state == "failed" or .array.state == "degraded" then .array.state
+				  else "healthy" end),
+			  roles: [ .members[] | { role, path } ] }
+		 end) as $n |
+		if $n == null then empty else
+		($n | tojson) + "\u0000",
+		((if $test == 1 and $n.state != "gone" then [ "TestMessage", $n.uuid ] else empty end),
+		 (if $n.state == "gone" then
 			if $o != null and $o.state != "gone" then [ "DeviceDisappeared", $o.uuid ] else empty end
-		 elif $o == null or $o.uuid != $n.uuid or $o.state == "gone" then
+		  elif $o == null or $o.uuid != $n.uuid or $o.state == "gone" then
 			(if $o != null and $o.uuid == $n.uuid then [ "NewArray", $n.uuid ] else empty end),
 			(if $n.state != "healthy" then [ "DegradedArray", $n.uuid ] else empty end)
-		 else
+		  else
 			range(0; [ ($o.roles | length), ($n.roles | length) ] | max) as $i |
 			($o.roles[$i].path? // null) as $was | ($n.roles[$i].path? // null) as $now |
 			if $was != null and $now == null then [ "Fail", $n.uuid, $was ]
 			elif $was == null and $now != null then [ "SpareActive", $n.uuid, $now ]
 			else empty end
-		 end) |
-		(.[0], .[1], (.[2] // "")) | tostring + "\u0000"'
+		  end) |
+		 (.[0], .[1], (.[2] // "")) | tostring + "\u0000")
+		end' ${1:+"$1"}
 }
 
 # alerts_mail EVENT ARRAY MEMBER BODY: the alert mailed, with the run's
@@ -93,35 +112,33 @@ alerts_fire() {
 	return $ok
 }
 
-# alerts_raise NEW BODY: every event from the kept state to NEW fired;
-# NEW kept in its place once all were delivered; false (and the state kept
-# as it was, so that the next run tries again) when one was not
+# alerts_raise REPORT BODY: every event alerts_plan finds fired, BODY
+# the text a mail holds; the new state kept in its place once all were
+# delivered; false (and the state kept as it was, so that the next run
+# tries again) when one was not
 alerts_raise() {
-	local ev dev comp failed=0
-	while IFS= read -r -d '' ev && IFS= read -r -d '' dev && IFS= read -r -d '' comp; do
-		alerts_fire "$ev" "$dev" "$comp" "$2" || failed=1
-	done < <(alerts_events "$alerts_state_file" "$1")
+	local new ev dev comp failed=0
+	{
+		IFS= read -r -d '' new || return 0
+		while IFS= read -r -d '' ev && IFS= read -r -d '' dev && IFS= read -r -d '' comp; do
+			alerts_fire "$ev" "$dev" "$comp" "$2" || failed=1
+		done
+	} < <(alerts_plan "$1")
 	[ "$failed" = 0 ] || return 1
-	put_file <(printf '%s\n' "$1") "$alerts_state_file" state
+	put_file <(printf '%s\n' "$new") "$alerts_state_file" state
 }
 
 # alerts_run REPORT BODY: the alerts of a run that read the array, from
 # its JSON report
 alerts_run() {
 	[ -n "$alerts_state_file" ] || return 0
-	alerts_raise "$(jq -c --arg tool "$TOOL" '{ format: 1, tool: $tool, uuid: .array.uuid, name: .array.name,
-		state: (if .array.state == "failed" or .array.state == "degraded" then .array.state else "healthy" end),
-		roles: [ .members[] | { role, path } ] }' "$1")" "$2" ||
-		die "not every alert was delivered; the last state is kept, so the next run tries again"
+	alerts_raise "$1" "$2" || die "not every alert was delivered; the last state is kept, so the next run tries again"
 }
 
 # alerts_gone BODY: the alerts of a run that read no array (BODY says
 # why): the array the last state names has disappeared (its roles kept, to
 # compare with when it is back)
 alerts_gone() {
-	local new
 	[ -n "$alerts_state_file" ] || return 0
-	new=$(jq -c --arg tool "$TOOL" 'select(.format == 1 and (.uuid | type) == "string") |
-		{ format: 1, tool: $tool, uuid, name, state: "gone", roles }' "$alerts_state_file" 2> /dev/null) || :
-	[ -z "$new" ] || alerts_raise "$new" "$1" || echo "$TOOL: not every alert was delivered" >&2
+	alerts_raise '' "$1" || echo "$TOOL: not every alert was delivered" >&2
 }
