@@ -46,6 +46,21 @@ labels() {
 	jq -r '"uuid=\"\(.array.uuid)\",name=\"\(.array.name)\""' "$P/$1.json"
 }
 
+# samples SET: every line of stdin, with {@ standing for "{" and the
+# array's own labels (from the run's report), is a line of SET's metrics;
+# fails naming those that are not
+samples() {
+	local l want line missing=''
+	l=$(labels "$1")
+	declare -A have
+	while IFS= read -r line; do have[$line]=1; done < "$P/$1.prom"
+	while IFS= read -r want; do
+		want=${want//\{@/\{$l}
+		[ -n "${have[$want]:-}" ] || missing+=$'\n'$want
+	done
+	[ -z "$missing" ] || fail "not in $1.prom:$missing"
+}
+
 @test "stripe-verify --prom=FILE writes a textfile that Prometheus's text format grammar accepts" {
 	local f
 	for f in degraded healthy badparity; do
@@ -85,60 +100,57 @@ labels() {
 }
 
 @test "the metrics of md's degraded array say degraded, one role missing, and the stale member left out" {
-	local l
-	l=$(labels degraded)
-	run cat "$P/degraded.prom"
-	assert_line "stripe_array_verify_success{$l} 1"
-	assert_line "stripe_array_info{$l,level=\"raid5\"} 1"
-	assert_line "stripe_array_state{$l,state=\"degraded\"} 1"
-	assert_line "stripe_array_state{$l,state=\"healthy\"} 0"
-	assert_line "stripe_array_roles{$l} 4"
-	assert_line "stripe_array_degraded_roles{$l} 1"
-	assert_line "stripe_array_size_bytes{$l} $(manifest r5-4d-degraded array_size_bytes)"
-	assert_line "stripe_array_member_role{$l,member=\"$FIX/r5-4d-degraded/member3.img\"} 3"
-	assert_line "stripe_array_member_role{$l,member=\"$FIX/r5-4d-degraded/member2.img\"} -1"
-	assert_line "stripe_array_member_state{$l,member=\"$FIX/r5-4d-degraded/member2.img\",state=\"stale\"} 1"
-	assert_line "stripe_array_member_state{$l,member=\"$FIX/r5-4d-degraded/member2.img\",state=\"active\"} 0"
-	assert_line "stripe_array_member_state{$l,member=\"$FIX/r5-4d-degraded/member0.img\",state=\"active\"} 1"
-	assert_line "stripe_array_mismatches{$l} 0"
+	local m=$FIX/r5-4d-degraded/member
+	samples degraded <<-END
+		stripe_array_verify_success{@} 1
+		stripe_array_info{@,level="raid5"} 1
+		stripe_array_state{@,state="degraded"} 1
+		stripe_array_state{@,state="healthy"} 0
+		stripe_array_roles{@} 4
+		stripe_array_degraded_roles{@} 1
+		stripe_array_size_bytes{@} $(manifest r5-4d-degraded array_size_bytes)
+		stripe_array_member_role{@,member="${m}3.img"} 3
+		stripe_array_member_role{@,member="${m}2.img"} -1
+		stripe_array_member_state{@,member="${m}2.img",state="stale"} 1
+		stripe_array_member_state{@,member="${m}2.img",state="active"} 0
+		stripe_array_member_state{@,member="${m}0.img",state="active"} 1
+		stripe_array_mismatches{@} 0
+	END
 	# each member's state once a state: eight states, four members
 	[ "$(grep -c '^stripe_array_member_state{' "$P/degraded.prom")" -eq 32 ]
 }
 
 @test "the metrics of a healthy array say healthy, no role missing, no mismatch, no read error" {
-	local l
-	l=$(labels healthy)
 	[ "$(jq -r .verdict "$P/healthy.json")" = healthy ]
-	run cat "$P/healthy.prom"
-	assert_line "stripe_array_state{$l,state=\"healthy\"} 1"
-	assert_line "stripe_array_state{$l,state=\"degraded\"} 0"
-	assert_line "stripe_array_verdict{$l,verdict=\"healthy\"} 1"
-	assert_line "stripe_array_degraded_roles{$l} 0"
-	assert_line "stripe_array_mismatches{$l} 0"
-	assert_line "stripe_array_unrecoverable_bytes{$l} 0"
-	assert_line "stripe_array_member_role{$l,member=\"$FIX/r6-5d-64k-ls-1.2/member4.img\"} 4"
-	assert_line "stripe_array_member_read_errors{$l,member=\"$FIX/r6-5d-64k-ls-1.2/member4.img\"} 0"
+	samples healthy <<-END
+		stripe_array_state{@,state="healthy"} 1
+		stripe_array_state{@,state="degraded"} 0
+		stripe_array_verdict{@,verdict="healthy"} 1
+		stripe_array_degraded_roles{@} 0
+		stripe_array_mismatches{@} 0
+		stripe_array_unrecoverable_bytes{@} 0
+		stripe_array_member_role{@,member="$FIX/r6-5d-64k-ls-1.2/member4.img"} 4
+		stripe_array_member_read_errors{@,member="$FIX/r6-5d-64k-ls-1.2/member4.img"} 0
+	END
 	[ "$(grep -c '^stripe_array_member_role{' "$P/healthy.prom")" -eq 5 ]
 }
 
 @test "a read error where no redundancy is left counts 4096 unrecoverable bytes and one read error on its member" {
-	local l
-	l=$(labels degraded)
 	jq -e '.unrecoverable_bytes == 4096 and .members[0].read_errors == 1 and .check.read_errors == 1' "$P/degraded.json"
-	run cat "$P/degraded.prom"
-	assert_line "stripe_array_unrecoverable_bytes{$l} 4096"
-	assert_line "stripe_array_member_read_errors{$l,member=\"$FIX/r5-4d-degraded/member0.img\"} 1"
-	assert_line "stripe_array_member_read_errors{$l,member=\"$FIX/r5-4d-degraded/member1.img\"} 0"
-	assert_line "stripe_array_verdict{$l,verdict=\"unreadable\"} 1"
+	samples degraded <<-END
+		stripe_array_unrecoverable_bytes{@} 4096
+		stripe_array_member_read_errors{@,member="$FIX/r5-4d-degraded/member0.img"} 1
+		stripe_array_member_read_errors{@,member="$FIX/r5-4d-degraded/member1.img"} 0
+		stripe_array_verdict{@,verdict="unreadable"} 1
+	END
 }
 
 @test "the mismatches of md's array with bad parity are md's mismatch_cnt in 4 KiB units" {
-	local l
-	l=$(labels badparity)
-	run cat "$P/badparity.prom"
-	assert_line "stripe_array_mismatches{$l} $(($(manifest r5-4d-badparity mismatch_cnt_after_corruption) / 8))"
-	assert_line "stripe_array_verdict{$l,verdict=\"mismatches\"} 1"
-	assert_line "stripe_array_state{$l,state=\"healthy\"} 1"
+	samples badparity <<-END
+		stripe_array_mismatches{@} $(($(manifest r5-4d-badparity mismatch_cnt_after_corruption) / 8))
+		stripe_array_verdict{@,verdict="mismatches"} 1
+		stripe_array_state{@,state="healthy"} 1
+	END
 }
 
 @test "the last run's time and duration are the run's own, in seconds" {
