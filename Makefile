@@ -20,6 +20,10 @@ COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 # what the runbook scripts source (tools/lib): they look for it in
 # ../lib/stripe from where they are installed
 SHLIBDIR   := $(PREFIX)/lib/stripe
+# systemd's units (stripe-verify@.service and .timer), the tools' directory
+# written into them
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+UNITFILES  := $(sort $(wildcard systemd/*.service systemd/*.timer))
 DESTDIR    ?=
 O          ?= .
 SAN        ?=
@@ -187,7 +191,10 @@ install: all
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(BINDIR)/; done
 	install -d $(DESTDIR)$(SHLIBDIR)
-	install -m 644 tools/lib/report.bash $(DESTDIR)$(SHLIBDIR)/
+	install -m 644 tools/lib/*.bash $(DESTDIR)$(SHLIBDIR)/
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	for u in $(UNITFILES); do sed 's|@BINDIR@|$(BINDIR)|g' $$u > $(DESTDIR)$(SYSTEMDDIR)/$${u##*/} && \
+		chmod 644 $(DESTDIR)$(SYSTEMDDIR)/$${u##*/} || exit 1; done
 	for m in $(MANPAGES); do s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	install -m 644 completion/stripe $(DESTDIR)$(COMPDIR)/stripe
@@ -197,7 +204,8 @@ uninstall:
 	for b in $(notdir $(BINS) $(TOOLS)); do rm -f $(DESTDIR)$(BINDIR)/$$b $(DESTDIR)$(COMPDIR)/$$b; done
 	for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
 	rm -f $(DESTDIR)$(COMPDIR)/stripe
-	rm -f $(DESTDIR)$(SHLIBDIR)/report.bash
+	for f in tools/lib/*.bash; do rm -f $(DESTDIR)$(SHLIBDIR)/$${f##*/}; done
+	for u in $(UNITFILES); do rm -f $(DESTDIR)$(SYSTEMDDIR)/$${u##*/}; done
 	-rmdir $(DESTDIR)$(SHLIBDIR)
 
 # everything the builds make: build/ holds the sanitized, fuzzing and test

@@ -5,20 +5,28 @@
 # once its report is out, so a failure after it does not replace it).
 
 # put_report FILE: the report in FILE on standard output (--json), or in
-# place of --json=FILE whole: written beside it, then renamed over it, so
-# a reader sees the last report or this one, never a mix
+# place of --json=FILE whole (put_file)
 put_report() {
-	local tmp
 	if [ "$json_out" = - ]; then
 		cat "$1"
 		return 0
 	fi
-	tmp=$(mktemp "$(dirname -- "$json_out")/.$(basename -- "$json_out").XXXXXX") ||
-		{ echo "$TOOL: $json_out: cannot write the report beside it" >&2; exit 2; }
-	if ! { cat "$1" > "$tmp" && chmod "$(printf %o $((0666 & ~$(umask))))" "$tmp" && sync -- "$tmp" &&
-		mv -f -- "$tmp" "$json_out"; }; then
+	put_file "$1" "$json_out" report
+}
+
+# put_file FILE DEST WHAT: FILE's content in place of DEST whole: written
+# beside it, then renamed over it, so a reader (a monitoring agent too)
+# sees the last one or this one, never a mix; WHAT names it in an error.
+# The new file is made by the shell (noclobber: never one that exists),
+# so it has the umask's mode, and costs no mktemp, chmod or dirname.
+put_file() {
+	local dir=. tmp
+	[[ $2 != */* ]] || dir=${2%/*}
+	tmp=${dir:-/}/.${2##*/}.$$.$RANDOM
+	(set -C && : > "$tmp") 2> /dev/null || { echo "$TOOL: $2: cannot write the $3 beside it" >&2; exit 2; }
+	if ! { cat "$1" > "$tmp" && sync -- "$tmp" && mv -f -- "$tmp" "$2"; }; then
 		rm -f -- "$tmp"
-		echo "$TOOL: $json_out: the report was not written" >&2
+		echo "$TOOL: $2: the $3 was not written" >&2
 		exit 2
 	fi
 }
@@ -36,10 +44,13 @@ error_report() {
 	rm -f -- "$f"
 }
 
-# die MESSAGE: said on standard error and in the report; exit status 2
+# die MESSAGE: said on standard error and in the report (and handed to the
+# function on_die names, where the script has more to say it in); exit
+# status 2
 die() {
 	echo "$TOOL: $*" >&2
 	error_report "$*"
+	[ -z "${on_die:-}" ] || "$on_die" "$*"
 	exit 2
 }
 
@@ -58,12 +69,13 @@ loop_backing() {
 	fi
 }
 
-# report_target FILE MEMBER...: refuses a report that would land on a
+# report_target VAR MEMBER...: refuses a report (the file in the variable
+# VAR names: json_out, or another the script writes) that would land on a
 # member: the same file (device and inode), or a loop device over it or
 # behind it; or on any other block device (a report is a file).  Nothing
-# is written there, not even the refusal.
+# is written there, not even the refusal (VAR is emptied first).
 report_target() {
-	local out=$1 m back outback
+	local var=$1 out=${!1} m back outback
 	shift
 	[ -n "$out" ] && [ "$out" != - ] || return 0
 	outback=$(loop_backing "$out")
@@ -71,9 +83,12 @@ report_target() {
 		back=$(loop_backing "$m")
 		if [ "$out" -ef "$m" ] || { [ -n "$back" ] && [ "$out" -ef "$back" ]; } ||
 			{ [ -n "$outback" ] && [ "$outback" -ef "$m" ]; }; then
-			json_out=''
+			printf -v "$var" ''
 			die "$out: is the member $m; the report would overwrite it"
 		fi
 	done
-	if [ -b "$out" ]; then json_out=''; die "$out: a block device; --json writes a report file"; fi
+	if [ -b "$out" ]; then
+		printf -v "$var" ''
+		die "$out: a block device; a report is written to a file"
+	fi
 }
