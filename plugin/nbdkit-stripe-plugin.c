@@ -100,7 +100,8 @@ static int stripe_get_ready(void)
 	bool ro = server_readonly();
 	struct cli_members given = {
 		.tool = TOOL, .paths = members, .n = nmembers, .readable = true,
-		.aopt.mode = ro ? DEV_READ : DEV_WRITE, .run = allow_degraded, .say_degraded = true,
+		.aopt.mode = ro ? DEV_READ : DEV_WRITE, .run = allow_degraded, .run_word = "allow-degraded=true",
+		.say_degraded = true,
 		.say = quiet ? CLI_SAY_NOTHING : CLI_SAY_LEFT_OUT,
 	};
 	struct diag d;
