@@ -37,7 +37,7 @@ nbd_teardown() {
 # nbd_start [NBDKIT-OPTION...] PARAM...: nbdkit with the plugin in the
 # foreground, in the background of the test, until it listens on SOCK.
 nbd_start() {
-	local opts=() i
+	local opts=()
 	while [[ ${1:-} == -* ]]; do
 		opts+=("$1")
 		shift
@@ -46,12 +46,7 @@ nbd_start() {
 	rm -f "$D/nbd.pid" "$SOCK"
 	"${NBDKIT[@]}" -f -U "$SOCK" -P "$D/nbd.pid" "${opts[@]}" "$PLUGIN" "$@" 2>"$D/nbd.err" &
 	NBD_PID=$!
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$D/nbd.pid" ] && return 0
-		kill -0 "$NBD_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	fail "nbdkit did not start: $(cat "$D/nbd.err")"
+	appears "$D/nbd.pid" "$NBD_PID" || fail "nbdkit did not start: $(cat "$D/nbd.err")"
 }
 
 # nbd_stop: SIGTERM, then nbdkit's exit status in NBD_RC.
