@@ -75,19 +75,6 @@ down() {
 	srv_pid=
 }
 
-# make_array LEVEL N: members $dir/m0.. of $mib MiB, filled with data
-make_array() {
-	local level=$1 n=$2 i
-	rm -f "$dir"/m[0-9]*
-	members=()
-	for ((i = 0; i < n; i++)); do members+=("$dir/m$i"); done
-	"$bin/stripe-create" -q -f -l "$level" -c 64K --image-size "${mib}M" "${members[@]}"
-	abytes=$("$bin/stripe-examine" --json "${members[@]}" | jq -r .array.size_bytes)
-	head -c "$abytes" /dev/urandom > "$dir/in"
-	"$bin/stripe-write" -q --progress none -i "$dir/in" "${members[@]}"
-	cp "$dir/in" "$dir/ref"
-}
-
 copy_out() { nbdcopy "$uri" null:; }
 copy_in() { nbdcopy "$dir/in" "$uri"; }
 
@@ -95,7 +82,8 @@ echo "members of $mib MiB on $(stat -f -c %T "$dir") $dir; $(nproc) CPUs; median
 rows=() goals=() tools=()
 for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
 	read -r level n kind <<<"$spec"
-	make_array "$level" "$n"
+	bench_make_array "$level" "$n"
+	cp "$dir/in" "$dir/ref"
 	nr=() nw=() fr=() fw=() sr=() sw=()
 	for ((r = 0; r < reps; r++)); do
 		up "$plugin" quiet=true "${members[@]}"
