@@ -54,7 +54,7 @@ array_bytes() {
 	# two (its members 0, 2 and 4); md's bytes are the set's array_sha256
 	for set in r0-3d-64k-zones-alt-1.2 r1-3d-0.90 r4-4d-64k-1.2 r5-4d-64k-ls-1.2 r6-5d-64k-rs6-1.2 \
 		r10-4d-o2-1.2 r5-4d-degraded r6-5d-64k-la-1.2:0,2,4; do
-		in_sample $((i++)) 2 || continue
+		in_sample $((i++)) 3 || continue
 		if [[ $set == *:* ]]; then
 			nbd_start -r quiet=true "$FIX/${set%:*}"/member{0,2,4}.img
 		else
