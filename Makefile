@@ -1,5 +1,6 @@
 # stripe: userspace toolkit for Linux md RAID arrays.
-# make            builds lib/libstripe.a and bin/stripe-*
+# make            builds lib/libstripe.a and bin/stripe-*, and the nbdkit plugin
+#                 plugin/nbdkit-stripe-plugin.so on lib/libstripe_pic.a
 # make check      installs missing build/test packages (root), builds the plain, the
 #                 ASan+UBSan and the fuzzing trees side by side, then runs the unit tests,
 #                 the bats specs of both builds and a short fuzz at once (tests/run-all);
@@ -17,6 +18,8 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+# nbdkit loads "nbdkit stripe" from its own plugin directory
+NBDKIT_PLUGINDIR ?= $(shell nbdkit --dump-config 2>/dev/null | sed -n 's/^plugindir=//p')
 # what the runbook scripts source (tools/lib): they look for it in
 # ../lib/stripe from where they are installed
 SHLIBDIR   := $(PREFIX)/lib/stripe
@@ -74,6 +77,12 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 LIB_OBJ    := $(LIB_SRC:%.c=$(O)/%.o)
 LIB        := $(O)/lib/libstripe.a
+# the same library position-independent, for the shared objects (the plugin)
+PIC_OBJ    := $(LIB_SRC:%.c=$(O)/pic/%.o)
+PIC_LIB    := $(O)/lib/libstripe_pic.a
+PLUGIN_SRC := $(sort $(wildcard plugin/*.c))
+PLUGIN_OBJ := $(PLUGIN_SRC:%.c=$(O)/%.o)
+PLUGIN     := $(O)/plugin/nbdkit-stripe-plugin.so
 BINS       := $(BIN_SRC:%.c=$(O)/%)
 UNITS      := $(UNIT_SRC:%.c=$(O)/%) $(TTOOL_SRC:%.c=$(O)/%)
 BENCHES    := $(BENCH_SRC:%.c=$(O)/%)
@@ -86,7 +95,7 @@ MANPAGES   := $(sort $(wildcard man/*.[1-8]))
 
 .PHONY: all deps check check-full check-md check-md-full check-probe check-build bench fuzz fuzzers demo install \
 	uninstall clean units build-plain build-san build-fuzz
-all: $(LIB) $(BINS)
+all: $(LIB) $(BINS) $(PLUGIN)
 
 $(O)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -97,6 +106,28 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/pic/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	@$(if $(V),:,echo '  CC      $@')
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC $(WARN) $(DEPFLAGS) -c -o $@ $<
+
+$(PIC_LIB): $(PIC_OBJ)
+	@mkdir -p $(@D)
+	@$(if $(V),:,echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# a shared object: the sanitizers' runtimes stay shared too (nbdkit is
+# started with libasan preloaded in the sanitized specs)
+$(O)/plugin/%.o: plugin/%.c
+	@mkdir -p $(@D)
+	@$(if $(V),:,echo '  CC      $@')
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC $(WARN) $(DEPFLAGS) -c -o $@ $<
+
+$(PLUGIN): $(PLUGIN_OBJ) $(PIC_LIB)
+	@mkdir -p $(@D)
+	@$(if $(V),:,echo '  LINK    $@')
+	$(Q)$(CC) -shared $(filter-out -static-libubsan,$(LDFLAGS)) -o $@ $(PLUGIN_OBJ) $(PIC_LIB) $(LDLIBS)
 
 $(O)/bin/%: bin/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -199,6 +230,8 @@ install: all
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	install -m 644 completion/stripe $(DESTDIR)$(COMPDIR)/stripe
 	for b in $(notdir $(BINS) $(TOOLS)); do ln -sf stripe $(DESTDIR)$(COMPDIR)/$$b; done
+	install -d $(DESTDIR)$(NBDKIT_PLUGINDIR)
+	install -m 755 $(PLUGIN) $(DESTDIR)$(NBDKIT_PLUGINDIR)/
 
 uninstall:
 	for b in $(notdir $(BINS) $(TOOLS)); do rm -f $(DESTDIR)$(BINDIR)/$$b $(DESTDIR)$(COMPDIR)/$$b; done
@@ -206,12 +239,13 @@ uninstall:
 	rm -f $(DESTDIR)$(COMPDIR)/stripe
 	for f in tools/lib/*.bash; do rm -f $(DESTDIR)$(SHLIBDIR)/$${f##*/}; done
 	for u in $(UNITFILES); do rm -f $(DESTDIR)$(SYSTEMDDIR)/$${u##*/}; done
+	rm -f $(DESTDIR)$(NBDKIT_PLUGINDIR)/$(notdir $(PLUGIN))
 	-rmdir $(DESTDIR)$(SHLIBDIR)
 
 # everything the builds make: build/ holds the sanitized, fuzzing and test
 # trees; the plain tree sits beside the sources
-BUILT      := $(LIB_OBJ) $(LIB) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
-DEPFILES   := $(LIB_OBJ:%.o=%.d) $(BINS:%=%.d) $(UNITS:%=%.d) $(BENCHES:%=%.d) $(BENCH_AIDS:%=%.d)
+BUILT      := $(LIB_OBJ) $(LIB) $(PIC_OBJ) $(PIC_LIB) $(PLUGIN_OBJ) $(PLUGIN) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
+DEPFILES   := $(LIB_OBJ:%.o=%.d) $(PIC_OBJ:%.o=%.d) $(PLUGIN_OBJ:%.o=%.d) $(BINS:%=%.d) $(UNITS:%=%.d) $(BENCHES:%=%.d) $(BENCH_AIDS:%=%.d)
 clean:
 	rm -rf build
 	rm -f $(BUILT) $(DEPFILES)

@@ -30,9 +30,8 @@
 #include "cli/cli.h"
 #include "cli/open_array.h"
 #include "map_fuse.h"
-#include "raid/engineset.h"
 #include "raid/readplan.h"
-#include "raid/writebehind.h"
+#include "raid/served.h"
 
 #define TOOL "stripe-map"
 #define FILE_NAME "array"
@@ -95,19 +94,15 @@ struct map {
 	bool from_spec;              /* --geometry: no UUID to name the file system after */
 	uint64_t size;               /* bytes of the array, the file's size */
 	uint64_t blksize;            /* st_blksize: md's optimal I/O size */
-	struct engineset engines;    /* serve requests ENGINES at once; the rest wait */
-	/* write-behind: a write is answered once queued, with its rows held,
-	 * so that later reads of those rows wait for it */
-	struct writebehind writes;
+	/* ENGINES requests at once; a write is answered once queued, with its
+	 * rows held, so that later reads of those rows wait for it */
+	struct served srv;
 	uid_t uid;
 	gid_t gid;
 	struct timespec mapped_at;
 	pthread_mutex_t mu;          /* guards mtime */
 	struct timespec mtime;
 	atomic_int opens;
-	atomic_bool unserved;        /* a read answered EIO, or a write stopped at a range it could not serve */
-	atomic_bool write_failed;    /* a write or fsync failed: later ones answer EIO */
-	atomic_bool left_dirty;      /* one failed on an error, not an unserved range */
 	struct fuse *fuse;
 	pthread_t loop_thread;
 	sigset_t sigs;               /* handled by the signal thread */
@@ -135,23 +130,19 @@ static void report(const struct map *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- the file's I/O ---------------------------------------------------- */
+/* served's failures, one line each */
+static void say_line(void *ctx, const char *msg)
+{
+	report(ctx, "%s", msg);
+}
 
-struct membuf {
-	uint8_t *p;
-	size_t len, at;
+/* How requests are served at once and writes queued. */
+static const struct served_config serving = {
+	.engines = ENGINES, .depth = QUEUED_MAX, .write_max = IO_BYTES, .merge_max = MERGE_BYTES,
+	.merge_wait_ns = MERGE_WAIT_NS,
 };
 
-static int copy_out(void *ctx, const void *buf, size_t len, struct diag *d)
-{
-	struct membuf *b = ctx;
-
-	if (len > b->len - b->at)
-		return diag_fail(d, "the engine gave %zu bytes more than asked for", len - (b->len - b->at));
-	memcpy(b->p + b->at, buf, len);
-	b->at += len;
-	return 0;
-}
+/* ---- the file's I/O ---------------------------------------------------- */
 
 /* The length of a request at off cut at the end of the file. */
 static size_t clamp(const struct map *m, size_t size, off_t off)
@@ -159,22 +150,6 @@ static size_t clamp(const struct map *m, size_t size, off_t off)
 	if (off < 0 || (uint64_t)off >= m->size)
 		return 0;
 	return (uint64_t)size < m->size - (uint64_t)off ? size : (size_t)(m->size - (uint64_t)off);
-}
-
-/* A read through the stripe engine into memory of its own: degraded rows
- * rebuilt, errors reported.  0, or -EIO. */
-static int read_by_engine(struct map *m, uint8_t *buf, size_t len, off_t off)
-{
-	struct membuf b = { buf, len, 0 };
-	struct diag d;
-
-	if (engineset_read(&m->engines, (uint64_t)off, len, copy_out, &b, &d) < 0) {
-		report(m, "%s: reading %zu bytes at offset %lld: %s", m->a->members[0].path, len,
-		       (long long)off, d.msg);
-		atomic_store(&m->unserved, true);
-		return -EIO;
-	}
-	return 0;
 }
 
 /* The pipe a FUSE thread hands read data over in: member pages go in by
@@ -217,9 +192,9 @@ static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size
 	}
 	if (p && readplan_pipe_empty(p[0]) == 0 &&
 	    (n = readplan_make(m->a, (uint64_t)off, len, runs, SPLICE_RUNS)) > 0) {
-		engineset_hold(&m->engines, &h, (uint64_t)off, len, ROWS_READ);
+		engineset_hold(&m->srv.engines, &h, (uint64_t)off, len, ROWS_READ);
 		rc = readplan_splice(p[1], runs, n);
-		engineset_drop(&m->engines, &h);
+		engineset_drop(&m->srv.engines, &h);
 		if (rc == 0) {
 			bv->buf[0].flags = FUSE_BUF_IS_FD;
 			bv->buf[0].fd = p[0];
@@ -232,37 +207,20 @@ static int map_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size
 		free(bv);
 		return -ENOMEM;
 	}
-	if ((rc = read_by_engine(m, mem, len, off)) < 0) {
+	if (served_read(&m->srv, mem, len, (uint64_t)off) < 0) {
 		free(mem);
 		free(bv);
-		return rc;
+		return -EIO;
 	}
 	bv->buf[0].mem = mem;
 	*bufp = bv;
 	return 0;
 }
 
-/* A write the writer thread could not put on the members: later writes
- * fail, the writer having been told this one went well.  One that stopped
- * at a range too little redundancy is left to serve wrote whole rows before
- * it, and is the data tools' status 1; any other leaves the array dirty. */
-static void note_write_failed(void *ctx, uint64_t off, uint64_t len, const struct diag *d)
-{
-	struct map *m = ctx;
-
-	report(m, "%s: writing %llu bytes at offset %llu: %s", m->a->members[0].path,
-	       (unsigned long long)len, (unsigned long long)off, d->msg);
-	atomic_store(d->kind == DIAG_UNSERVED ? &m->unserved : &m->left_dirty, true);
-	atomic_store(&m->write_failed, true);
-}
-
 /* Waits until every queued write is on the members; -EIO if one failed. */
 static int drain(struct map *m)
 {
-	if (m->read_only)
-		return 0;
-	writebehind_drain(&m->writes);
-	return atomic_load(&m->write_failed) ? -EIO : 0;
+	return served_drain(&m->srv) < 0 ? -EIO : 0;
 }
 
 static void touch_mtime(struct map *m)
@@ -289,53 +247,29 @@ static int map_write_buf(const char *path, struct fuse_bufvec *buf, off_t off, s
 
 	if (m->read_only)
 		return -EROFS;
-	if (atomic_load(&m->write_failed))
+	if (atomic_load(&m->srv.write_failed))
 		return -EIO;
 	if (len == 0)
 		return size ? -ENOSPC : 0;
 	/* more than max_write (IO_BYTES): the kernel never sends it */
-	w = writebehind_buffer(&m->writes, (uint64_t)off, len);
+	w = writebehind_buffer(&m->srv.writes, (uint64_t)off, len);
 	if (!w)
 		return -EINVAL;
 	to = (struct fuse_bufvec)FUSE_BUFVEC_INIT(len);
 	to.buf[0].mem = w->data;
 	got = fuse_buf_copy(&to, buf, 0);
 	if (got != (ssize_t)len) {
-		writebehind_cancel(&m->writes, w);
+		writebehind_cancel(&m->srv.writes, w);
 		return got < 0 ? (int)got : -EIO;
 	}
-	writebehind_queue(&m->writes, w);
+	writebehind_queue(&m->srv.writes, w);
 	touch_mtime(m);
 	return (int)len;
 }
 
-/* Flushes every member, so that what was written is on stable storage. */
-static int sync_members(struct map *m, struct diag *d)
-{
-	int i, rc = 0;
-
-	for (i = 0; i < m->a->geo.raid_disks; i++)
-		if (m->a->role[i] && dev_sync(&m->a->role[i]->dev, d) < 0)
-			rc = -1;
-	return rc;
-}
-
 static int map_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 {
-	struct map *m = this_map();
-	struct diag d;
-
-	if (m->read_only)
-		return 0;
-	if (drain(m) < 0)
-		return -EIO;
-	if (sync_members(m, &d) < 0) {
-		report(m, "%s", d.msg);
-		atomic_store(&m->left_dirty, true);
-		atomic_store(&m->write_failed, true);
-		return -EIO;
-	}
-	return 0;
+	return served_sync(&this_map()->srv) < 0 ? -EIO : 0;
 }
 
 /* ---- the file's attributes --------------------------------------------- */
@@ -647,25 +581,12 @@ static int open_array(struct array *a, const struct options *o)
 	return cli_open_array(a, &given);
 }
 
-/* A member's read error the engine read around: the reader got the right
- * bytes, so the status stays 0 (every byte served), but the disk is
- * failing, which is said. */
-static void note_mended(void *ctx, const struct member *mb, uint64_t offset, size_t len)
-{
-	struct map *m = ctx;
-
-	report(m, "%s: read error at bytes %llu-%llu; rebuilt from the other members", mb->path,
-	       (unsigned long long)offset, (unsigned long long)(offset + len - 1));
-}
-
 static void map_setup(struct map *m, struct array *a, const struct options *o)
 {
 	const struct geometry *g = &a->geo;
 	uint64_t min_io;
 
 	m->a = a;
-	a->read_mended = note_mended;
-	a->read_mended_ctx = m;
 	m->read_only = o->read_only;
 	m->from_spec = o->geometry;
 	m->size = g->array_sectors * 512;
@@ -678,9 +599,6 @@ static void map_setup(struct map *m, struct array *a, const struct options *o)
 	clock_gettime(CLOCK_REALTIME, &m->mapped_at);
 	m->mtime = m->mapped_at;
 	atomic_init(&m->opens, 0);
-	atomic_init(&m->unserved, false);
-	atomic_init(&m->write_failed, false);
-	atomic_init(&m->left_dirty, false);
 }
 
 /* The FUSE handle, mounted: the file system is named after the array. */
@@ -712,89 +630,34 @@ static struct fuse *mount_map(struct map *m)
 	return f;
 }
 
-/* The threads behind the FUSE loop: an engine per request served at once
- * and, read-write, the writer that empties the write queue.  -1 when the
- * writer cannot start; nothing is left running then. */
-static int start_workers(struct map *m)
-{
-	const struct writebehind_config cfg = {
-		.depth = QUEUED_MAX, .write_max = IO_BYTES, .merge_max = MERGE_BYTES,
-		.merge_wait_ns = MERGE_WAIT_NS, .failed = note_write_failed, .ctx = m,
-	};
-	struct diag d;
-
-	if (engineset_start(&m->engines, m->a, ENGINES, &d) < 0) {
-		report(m, "%s: %s", m->mountpoint, d.msg);
-		return -1;
-	}
-	if (!m->read_only && writebehind_start(&m->writes, &m->engines, &cfg, &d) < 0) {
-		report(m, "%s: %s", m->mountpoint, d.msg);
-		engineset_stop(&m->engines);
-		return -1;
-	}
-	return 0;
-}
-
-/* Puts every queued write on the members, then ends the writer and the
- * engines. */
-static void stop_workers(struct map *m)
-{
-	if (!m->read_only)
-		writebehind_stop(&m->writes);
-	engineset_stop(&m->engines);
-}
-
 /* Serves requests until the mount goes away (or a second signal). */
 static int serve(struct map *m)
 {
 	struct fuse_loop_config *cfg;
+	struct diag d;
 	pthread_t sig_th;
 	int rc;
 
 	m->loop_thread = pthread_self();
-	if (start_workers(m) < 0)
+	if (served_start(&m->srv, &d) < 0) {
+		report(m, "%s: %s", m->mountpoint, d.msg);
 		return -1;
+	}
 	if (pthread_create(&sig_th, NULL, signal_thread, m) != 0) {
 		report(m, "%s: cannot start the signal thread", m->mountpoint);
-		stop_workers(m);
+		served_stop(&m->srv);
 		return -1;
 	}
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, 16);
 	rc = fuse_loop_mt(m->fuse, cfg);
 	fuse_loop_cfg_destroy(cfg);
-	stop_workers(m);
+	served_stop(&m->srv);
 	pthread_kill(sig_th, SIGUSR1);
 	pthread_join(sig_th, NULL);
 	if (rc != 0)
 		report(m, "%s: the FUSE service failed (%d)", m->mountpoint, rc);
 	return rc != 0 ? -1 : 0;
-}
-
-/* After the service: every write flushed, and the array marked clean
- * unless a write failed (then md and stripe-check look at it) or it needed
- * a resync already. */
-static int finish(struct map *m, bool was_clean)
-{
-	struct diag d;
-	int rc = 0;
-
-	if (m->read_only)
-		return 0;
-	if (sync_members(m, &d) < 0) {
-		report(m, "%s", d.msg);
-		return -1;
-	}
-	if (atomic_load(&m->left_dirty)) {
-		report(m, "%s: a write failed while mapped: the array is left marked dirty",
-		       m->a->members[0].path);
-		return -1;
-	}
-	if (was_clean && array_mark(m->a, true, &d) < 0) {
-		report(m, "%s", d.msg);
-		rc = -1;
-	}
-	return rc;
 }
 
 /* Every request allocates the engine's stripe buffers and its copy of a
@@ -814,7 +677,6 @@ int main(int argc, char **argv)
 	struct map m = { 0 };
 	struct array a;
 	struct diag d;
-	bool was_clean;
 	int rc;
 
 	tune_malloc();
@@ -831,8 +693,7 @@ int main(int argc, char **argv)
 		array_close(&a);
 		return EXIT_ERROR;
 	}
-	was_clean = !a.dirty;
-	if (!o.read_only && array_mark(&a, false, &d) < 0) {
+	if (served_begin(&m.srv, &a, o.read_only, &serving, say_line, &m, &d) < 0) {
 		fprintf(stderr, TOOL ": %s\n", d.msg);
 		fuse_unmount(m.fuse);
 		fuse_destroy(m.fuse);
@@ -850,10 +711,10 @@ int main(int argc, char **argv)
 	rc = serve(&m);
 	fuse_unmount(m.fuse);
 	fuse_destroy(m.fuse);
-	if (finish(&m, was_clean) < 0)
+	if (served_end(&m.srv) < 0)
 		rc = -1;
 	pthread_mutex_destroy(&m.mu);
 	array_close(&a);
 	/* the data tools' rule: 1 when a range could not be served */
-	return rc < 0 ? EXIT_ERROR : atomic_load(&m.unserved) ? EXIT_PROBLEM : EXIT_OK;
+	return rc < 0 ? EXIT_ERROR : atomic_load(&m.srv.unserved) ? EXIT_PROBLEM : EXIT_OK;
 }

@@ -62,6 +62,11 @@ void cli_role_list(const bool *set, int n, char *buf, size_t len)
 
 int cli_refuse_left_out(const char *tool, const struct array *a, const bool *covered)
 {
+	return cli_refuse_left_out_as(tool, a, covered, "--run");
+}
+
+int cli_refuse_left_out_as(const char *tool, const struct array *a, const bool *covered, const char *run_word)
+{
 	bool left_out[ST_MAX_DISKS];
 	char roles[1024];
 	int n = cli_roles_not_given(a, covered, left_out);
@@ -69,8 +74,9 @@ int cli_refuse_left_out(const char *tool, const struct array *a, const bool *cov
 	if (n == 0)
 		return 0;
 	cli_role_list(left_out, a->ref->raid_disks, roles, sizeof(roles));
-	fprintf(stderr, "%s: role%s %s %s in sync in the superblocks but %s not given; give %s, or --run to write degraded\n",
-		tool, n > 1 ? "s" : "", roles, n > 1 ? "are" : "is", n > 1 ? "were" : "was", n > 1 ? "them" : "it");
+	fprintf(stderr, "%s: role%s %s %s in sync in the superblocks but %s not given; give %s, or %s to write degraded\n",
+		tool, n > 1 ? "s" : "", roles, n > 1 ? "are" : "is", n > 1 ? "were" : "was", n > 1 ? "them" : "it",
+		run_word);
 	return -1;
 }
 

@@ -23,6 +23,9 @@ void cli_role_list(const bool *set, int n, char *buf, size_t len);
  * covered: a member list with a typo would otherwise leave them stale for
  * good.  An array the superblocks already call degraded passes. */
 int cli_refuse_left_out(const char *tool, const struct array *a, const bool *covered);
+/* The same, naming run_word where the tool's --run has another name (the
+ * nbdkit plugin's allow-degraded=true). */
+int cli_refuse_left_out_as(const char *tool, const struct array *a, const bool *covered, const char *run_word);
 
 /* "TOOL: degraded: N drives (out of M) in sync; roles ... served from
  * parity" on stderr when a role has no in-sync holder; else nothing. */

@@ -176,7 +176,7 @@ int cli_open_array(struct array *a, const struct cli_members *m)
 		return -1;
 	}
 	if ((m->aopt.mode == DEV_WRITE || m->dry_run) && !m->run && !m->roles_later &&
-	    cli_refuse_left_out(m->tool, a, NULL) < 0) {
+	    cli_refuse_left_out_as(m->tool, a, NULL, m->run_word ? m->run_word : "--run") < 0) {
 		array_close(a);
 		return -1;
 	}

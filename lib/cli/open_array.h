@@ -35,6 +35,7 @@ struct cli_members {
 	 * its dry run, is refused naming them, unless roles_later: a rebuild
 	 * asks cli_refuse_left_out itself once its targets are known. */
 	bool run;
+	const char *run_word;        /* what --run is called where it is not (NULL: --run) */
 	bool roles_later;
 	/* --geometry: the array as this describes it, no superblock read
 	 * (NULL: assembled from the superblocks). */

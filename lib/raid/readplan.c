@@ -1,4 +1,5 @@
-/* readplan: planning a read as member runs, and splicing them to a pipe. */
+/* readplan: planning a read as member runs, and splicing them to a pipe or
+ * reading them into memory. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -47,6 +48,30 @@ int readplan_splice(int wfd, const struct member_run *r, int n)
 				continue;
 			if (got <= 0)
 				return -1;
+			left -= (size_t)got;
+		}
+	}
+	return 0;
+}
+
+int readplan_pread(void *buf, const struct member_run *r, int n)
+{
+	uint8_t *p = buf;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t pos = r[i].pos;
+		size_t left = r[i].len;
+
+		while (left > 0) {
+			ssize_t got = pread(r[i].member->dev.fd, p, left, (off_t)pos);
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				return -1;
+			p += got;
+			pos += (uint64_t)got;
 			left -= (size_t)got;
 		}
 	}

@@ -2,7 +2,7 @@
  * the member runs it lies in and spliced from the members' page cache into
  * a pipe, so the bytes are copied once, into the reader's buffer; what
  * cannot be planned so is left to the stripe engine, which rebuilds and
- * reports. */
+ * reports.  A reader that needs the bytes in memory preads the same runs. */
 #ifndef STRIPE_READPLAN_H
 #define STRIPE_READPLAN_H
 
@@ -24,6 +24,10 @@ int readplan_pipe(int fds[2], size_t bytes);
 /* Splices the runs into the pipe's write end wfd; -1 on a read error or
  * a member cut short, with what was spliced left in the pipe. */
 int readplan_splice(int wfd, const struct member_run *r, int n);
+
+/* Reads the runs into buf, one after the other, from the members' page
+ * cache (pread); -1 on a read error or a member cut short. */
+int readplan_pread(void *buf, const struct member_run *r, int n);
 
 /* Empties the pipe, from its read end rfd, of what a reply that failed
  * half way left in it; -1 where it cannot. */

@@ -102,6 +102,19 @@ swept() {
 	echo "# swept $SWEPT_VISITS of $SWEPT_ITEMS (make check-full sweeps all; STRIPE_SAMPLE_SEED picks others)" >&3
 }
 
+# appears FILE PID: waits (10 s at most) until FILE is there and not empty,
+# as a server started in the background (PID) makes it once it serves;
+# 1 when it is not, or PID ended first.
+appears() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
 fixtures_ready() {
 	[ -d "$FIX" ] || "$TOP/tests/unpack-fixtures" "$FIX"
 }

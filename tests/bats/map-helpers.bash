@@ -32,13 +32,7 @@ map_teardown() {
 map_start() {
 	stripe-map --foreground "$@" "$MNT" 2>"$D/map.err" &
 	MAP_PID=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$MNT/array" ] && return 0
-		kill -0 "$MAP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "stripe-map did not map: $(cat "$D/map.err")"
+	appears "$MNT/array" "$MAP_PID" || fail "stripe-map did not map: $(cat "$D/map.err")"
 }
 
 # map_stop: fusermount3 -u, then stripe-map's exit status in MAP_RC.

@@ -246,6 +246,25 @@ needs_root_fuse() {
 	stripe-check -q --progress none disk*.img
 }
 
+@test "tour: stripe-nbd serves the array to nbdcopy, qemu-img and qemu-io, and is stopped clean, exit 0" {
+	local pid i
+	command -v nbdkit >/dev/null && command -v nbdcopy >/dev/null && command -v qemu-io >/dev/null ||
+		skip "nbdkit, libnbd-bin or qemu-utils is not installed"
+	as_members r5-4d-64k-ls-1.2 disk0.img disk1.img disk2.img disk3.img
+	example "$(tour "the array over NBD, no kernel md: copied out, converted and written to by qemu's tools, then stopped (clean)")"
+	is_status "0 0 0 0"
+	# nbdkit went to the background: its end is waited for here
+	pid=$(cat md0.pid)
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ "$(sha md0.img)" = "$(manifest r5-4d-64k-ls-1.2 array_sha256)" ]
+	[ "$(stripe-examine --json disk*.img | jq -r .array.needs_resync)" = false ]
+	[ "$(stripe-read disk*.img | head -c 1M | tr -d '\125' | wc -c)" -eq 0 ]
+	stripe-check -q --progress none disk*.img
+}
+
 @test "tour: stripe-examine --export gives the level and size to eval, exit 0 twice" {
 	as_members r5-4d-64k-ls-1.2 disk0.img disk1.img disk2.img disk3.img
 	example "$(tour "machine-readable facts for scripts")"

@@ -103,17 +103,6 @@ ceiling_down() {
 	ceil_pid=
 }
 
-# make_array LEVEL N: members $dir/m0.. of $mib MiB, filled with data
-make_array() {
-	local level=$1 n=$2 i
-	rm -f "$dir"/m[0-9]*
-	members=()
-	for ((i = 0; i < n; i++)); do members+=("$dir/m$i"); done
-	"$bin/stripe-create" -q -f -l "$level" -c 64K --image-size "${mib}M" "${members[@]}"
-	abytes=$("$bin/stripe-examine" --json "${members[@]}" | jq -r .array.size_bytes)
-	head -c "$abytes" /dev/urandom > "$dir/in"
-	"$bin/stripe-write" -q --progress none -i "$dir/in" "${members[@]}"
-}
 
 dd_write() { dd if="$dir/in" of="$dir/mnt/array" bs=1M oflag=direct conv=notrunc status=none; }
 dd_read() { dd if="$dir/mnt/array" of=/dev/null bs=1M iflag=direct status=none; }
@@ -125,7 +114,7 @@ rows=() goals=() samples=() ceilings=()
 ms_list() { printf '%s\n' "$@" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 / 1e6 }'; }
 for spec in "5 5 aligned" "6 6 aligned" "5 4 partial"; do
 	read -r level n kind <<<"$spec"
-	make_array "$level" "$n"
+	bench_make_array "$level" "$n"
 	mw=() mr=() sw=() sr=() cr=()
 	[[ -z $ceiling ]] || ceiling_up "$dir/in"
 	# the timed runs' stderr is dropped to keep the table readable; the cmp

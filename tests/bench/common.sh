@@ -119,3 +119,18 @@ bench_tmpfs_cleanup() {
 	fi
 	return 0
 }
+
+# bench_make_array LEVEL N: an array of N members $dir/m0.. of $mib MiB
+# each, 64K chunks (their paths in members), filled with random bytes,
+# which $dir/in keeps (abytes of them).  Uses bin, dir and mib.
+# shellcheck disable=SC2154 # bin and mib are the sourcing script's
+bench_make_array() {
+	local level=$1 n=$2 i
+	rm -f "$dir"/m[0-9]*
+	members=()
+	for ((i = 0; i < n; i++)); do members+=("$dir/m$i"); done
+	"$bin/stripe-create" -q -f -l "$level" -c 64K --image-size "${mib}M" "${members[@]}"
+	abytes=$("$bin/stripe-examine" --json "${members[@]}" | jq -r .array.size_bytes)
+	head -c "$abytes" /dev/urandom > "$dir/in"
+	"$bin/stripe-write" -q --progress none -i "$dir/in" "${members[@]}"
+}
