@@ -483,7 +483,7 @@ md_check_examine() {
 			/^Array .*:$/ { skip = 1; next }
 			skip { next }
 			/^[^ ].*:$/ { print name ": member:"; next }
-			$0 ~ F { sub(/ +$/, ""); sub(/ \(local to host [^)]*\)/, ""); print name ": " $0 }' "$1"
+			$0 ~ F { sub(/ +\(local to host [^)]*\)/, ""); sub(/ +$/, ""); print name ": " $0 }' "$1"
 	}
 	out=$(diff <(filter "$want") <(filter "$got") | grep '^[<>]') || true
 	[ -z "$out" ] || bad+=("mdadm --examine (<) and stripe-examine (>) differ:" "$out")

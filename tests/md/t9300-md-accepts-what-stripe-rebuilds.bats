@@ -121,7 +121,7 @@ half_way() {
 # the rebuild killed once it recorded a recovery offset.
 half_built() {
 	local d=$ARRAYS/$1
-	MEMBER_SIZE=16M mk_array "$1" 6 - -l 6 -c 64K
+	MEMBER_SIZE=8M mk_array "$1" 6 - -l 6 -c 64K
 	rm "$d/m1.img" "$d/m4.img"
 	kill_when "$1" "has_offset $d/new4.img" -- --replace 1="$d/new1.img" --replace 4="$d/new4.img"
 	[ -e "$d/error" ] || mdadm --examine "$d/new4.img" 2>/dev/null |
@@ -185,7 +185,7 @@ setup_file() {
 		sha > "$ARRAYS/fx-recover/stripe.sha256"
 
 	half_way half_built rb-half
-	half_way half_one rb-half-one 1.2 16M
+	half_way half_one rb-half-one 1.2 8M
 	half_way half_one rb-half-one-0.90 0.90 8M
 	half_way half_zero rb-half-zero-0.90
 	batch_add fx-degraded-inplace fx-degraded-new fx-recover rb-half rb-half-one rb-half-one-0.90 rb-half-zero-0.90

@@ -39,9 +39,9 @@ setup_file() {
 	[ -c /dev/fuse ] || return 0
 	W=$BATS_FILE_TMPDIR
 	export W
-	stripe-create -q -l 5 -c 64K --image-size 16M "$W"/w{0,1,2,3}.img
+	stripe-create -q -l 5 -c 64K --image-size 8M "$W"/w{0,1,2,3}.img
 	fill whole "$W"/w{0,1,2,3}.img
-	stripe-create -q -l 6 -c 64K --image-size 16M "$W"/d{0,1,2,3,4}.img
+	stripe-create -q -l 6 -c 64K --image-size 8M "$W"/d{0,1,2,3,4}.img
 	rm "$W/d3.img"
 	fill degraded "$W"/d{0,1,2,4}.img
 	md_there || return 0
