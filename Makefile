@@ -1,6 +1,6 @@
 # stripe: userspace toolkit for Linux md RAID arrays.
 # make            builds lib/libstripe.a and bin/stripe-*, and the nbdkit plugin
-#                 plugin/nbdkit-stripe-plugin.so on lib/libstripe_pic.a
+#                 plugin/nbdkit-stripe-plugin.so on the same (position-independent) library
 # make check      installs missing build/test packages (root), builds the plain, the
 #                 ASan+UBSan and the fuzzing trees side by side, then runs the unit tests,
 #                 the bats specs of both builds and a short fuzz at once (tests/run-all);
@@ -77,9 +77,10 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 LIB_OBJ    := $(LIB_SRC:%.c=$(O)/%.o)
 LIB        := $(O)/lib/libstripe.a
-# the same library position-independent, for the shared objects (the plugin)
-PIC_OBJ    := $(LIB_SRC:%.c=$(O)/pic/%.o)
-PIC_LIB    := $(O)/lib/libstripe_pic.a
+# one library for the tools and the shared object (the plugin), so it is
+# built position-independent, once: -fno-semantic-interposition keeps the
+# inlining and direct calls that -fPIC alone would give up
+LIB_CFLAGS := -fPIC -fno-semantic-interposition
 PLUGIN_SRC := $(sort $(wildcard plugin/*.c))
 PLUGIN_OBJ := $(PLUGIN_SRC:%.c=$(O)/%.o)
 PLUGIN     := $(O)/plugin/nbdkit-stripe-plugin.so
@@ -100,19 +101,9 @@ all: $(LIB) $(BINS) $(PLUGIN)
 $(O)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  CC      $@')
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
-	@mkdir -p $(@D)
-	@$(if $(V),:,echo '  AR      $@')
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-$(O)/pic/lib/%.o: lib/%.c
-	@mkdir -p $(@D)
-	@$(if $(V),:,echo '  CC      $@')
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC $(WARN) $(DEPFLAGS) -c -o $@ $<
-
-$(PIC_LIB): $(PIC_OBJ)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -124,10 +115,10 @@ $(O)/plugin/%.o: plugin/%.c
 	@$(if $(V),:,echo '  CC      $@')
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC $(WARN) $(DEPFLAGS) -c -o $@ $<
 
-$(PLUGIN): $(PLUGIN_OBJ) $(PIC_LIB)
+$(PLUGIN): $(PLUGIN_OBJ) $(LIB)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  LINK    $@')
-	$(Q)$(CC) -shared $(filter-out -static-libubsan,$(LDFLAGS)) -o $@ $(PLUGIN_OBJ) $(PIC_LIB) $(LDLIBS)
+	$(Q)$(CC) -shared $(filter-out -static-libubsan,$(LDFLAGS)) -o $@ $(PLUGIN_OBJ) $(LIB) $(LDLIBS)
 
 $(O)/bin/%: bin/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -244,8 +235,8 @@ uninstall:
 
 # everything the builds make: build/ holds the sanitized, fuzzing and test
 # trees; the plain tree sits beside the sources
-BUILT      := $(LIB_OBJ) $(LIB) $(PIC_OBJ) $(PIC_LIB) $(PLUGIN_OBJ) $(PLUGIN) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
-DEPFILES   := $(LIB_OBJ:%.o=%.d) $(PIC_OBJ:%.o=%.d) $(PLUGIN_OBJ:%.o=%.d) $(BINS:%=%.d) $(UNITS:%=%.d) $(BENCHES:%=%.d) $(BENCH_AIDS:%=%.d)
+BUILT      := $(LIB_OBJ) $(LIB) $(PLUGIN_OBJ) $(PLUGIN) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
+DEPFILES   := $(LIB_OBJ:%.o=%.d) $(PLUGIN_OBJ:%.o=%.d) $(BINS:%=%.d) $(UNITS:%=%.d) $(BENCHES:%=%.d) $(BENCH_AIDS:%=%.d)
 clean:
 	rm -rf build
 	rm -f $(BUILT) $(DEPFILES)
