@@ -11,11 +11,12 @@ load helpers
 # a RAID0 of 4 members of 8 MiB, 64K chunks, 1.2 (data at 1 MiB): 28 MiB
 STREAM_BYTES=$((28 << 20))
 
-# make_raid0 DIR: the array in DIR, filled from stdin, superblocks zeroed
+# make_raid0 DIR SIZE: the array of 4 members of SIZE in DIR, filled from
+# stdin, superblocks zeroed
 make_raid0() {
 	local d=$1 i
 	mkdir -p "$d"
-	for i in 0 1 2 3; do truncate -s 8M "$d/m$i.img"; done
+	for i in 0 1 2 3; do truncate -s "$2" "$d/m$i.img"; done
 	stripe-create -q --force -l 0 -n 4 -c 64K -e 1.2 "$d"/m*.img
 	stripe-write -q "$d"/m*.img
 	for i in 0 1 2 3; do dd if=/dev/zero of="$d/m$i.img" bs=512 count=2048 conv=notrunc status=none; done
@@ -25,8 +26,8 @@ setup_file() {
 	local d=$BATS_FILE_TMPDIR
 	export STRIPE_BIN=$BIN
 	tar -cf - -C /usr/share doc 2>/dev/null | head -c "$STREAM_BYTES" >"$d/stream" || true
-	make_raid0 "$d/tar" <"$d/stream"
-	head -c "$STREAM_BYTES" /dev/urandom | make_raid0 "$d/random"
+	make_raid0 "$d/tar" 8M <"$d/stream"
+	head -c 12M /dev/urandom | make_raid0 "$d/random" 4M
 }
 
 @test "a RAID0 holding a tar stream and no filesystem is found from continuity alone, and reads the stream back" {

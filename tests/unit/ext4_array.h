@@ -11,16 +11,16 @@
 #define EXT4_ARRAY_MEMBERS 5
 #define EXT4_ARRAY_PATH 160
 
-/* A zeroed array in dir/sub made with the stripe-create options opts, its
- * n members' paths in paths. */
+/* A zeroed array of n members in dir/sub, opts its member size and
+ * stripe-create options ("16M -l 5 ..."), the members' paths in paths. */
 static inline int make_ext4_array_as(const char *dir, const char *sub, const char *opts, int n,
 				     char paths[][EXT4_ARRAY_PATH])
 {
 	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd),
-		 "tests/probe/make-ext4-array %s/%s 16M -n %d %s >/dev/null && tests/probe/make-ext4-array --zero %s/%s",
-		 dir, sub, n, opts, dir, sub);
+		 "tests/probe/make-ext4-array %s/%s %s -n %d >/dev/null && tests/probe/make-ext4-array --zero %s/%s",
+		 dir, sub, opts, n, dir, sub);
 	for (int i = 0; i < n; i++)
 		snprintf(paths[i], EXT4_ARRAY_PATH, "%s/%s/m%d.img", dir, sub, i);
 	return system(cmd) == 0 ? 0 : -1;
@@ -28,7 +28,7 @@ static inline int make_ext4_array_as(const char *dir, const char *sub, const cha
 
 static inline int make_ext4_array(const char *dir, char paths[][EXT4_ARRAY_PATH])
 {
-	return make_ext4_array_as(dir, "a", "-l 5 -c 32K -p right-asymmetric -e 1.2", EXT4_ARRAY_MEMBERS, paths);
+	return make_ext4_array_as(dir, "a", "16M -l 5 -c 32K -p right-asymmetric -e 1.2", EXT4_ARRAY_MEMBERS, paths);
 }
 
 #endif

@@ -56,7 +56,7 @@ static bool holds_superblock(int i)
 static struct geometry_spec open_order(void)
 {
 	struct geometry_spec g = { .level = MD_LEVEL_RAID5, .layout = LAYOUT, .raid_disks = MEMBERS,
-				   .chunk_sectors = CHUNK / 512, .data_offset = DATA_OFFSET, .size = 30720 };
+				   .chunk_sectors = CHUNK / 512, .data_offset = DATA_OFFSET, .size = 18432 };   /* 10M members less the 1M offset */
 
 	for (int r = 0; r < MEMBERS; r++)
 		g.order[r] = PROBE_UNKNOWN;
@@ -279,7 +279,7 @@ int main(void)
 {
 	char cmd[128];
 
-	if (!mkdtemp(dir) || make_ext4_array_as(dir, "a", "-l 5 -c 64K -p parity-first -e 1.2", MEMBERS, paths) < 0) {
+	if (!mkdtemp(dir) || make_ext4_array_as(dir, "a", "10M -l 5 -c 64K -p parity-first -e 1.2", MEMBERS, paths) < 0) {
 		ok(0, "an ext4 array made in %s", dir);
 		return tap_done();
 	}
