@@ -114,7 +114,7 @@ static void rank_row(const struct probe_sample *s, struct links *l, uint64_t at,
 
 	for (int j = 0; j < l->n; j++) {
 		held[j] = edge_of(s, j, at, true, &heads[j]) && !heads[j].flat;
-		held[l->n + j] = edge_of(s, j, at + chunk, true, &heads[l->n + j]);
+		held[l->n + j] = edge_of(s, j, at + chunk, true, &heads[l->n + j]) && !heads[l->n + j].flat;
 	}
 	for (int i = 0; i < l->n; i++)
 		if (edge_of(s, i, at + chunk - PROBE_BLOCK, false, &tail) && !tail.flat)
