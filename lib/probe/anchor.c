@@ -45,6 +45,7 @@ struct pinning {
 	int held_by;                 /* the last anchor place() left undecided: a member holding it */
 	uint64_t held_at;            /* and where */
 	uint8_t *block;
+	uint8_t *sum;                /* the XOR of the present members, as block */
 	struct pin_tally *t;
 };
 
@@ -225,11 +226,38 @@ static int parity_twins(const struct pinning *p, uint64_t s, int role, int *twin
 	return n;
 }
 
+/* Would the row's data chunk read as the anchor too, were the holder
+ * RAID4/5's P and the data member the one absent?  That chunk is the XOR
+ * of every present member there.  It does when the rest of the row is
+ * zero, and also when the rest holds blocks of the same kind whose numbers
+ * cancel: ext4's inode checksum is a CRC, linear in the inode's bytes and
+ * number, so the XOR of inode-table blocks whose inode numbers XOR to the
+ * first's verifies as the first's (consecutive tables across a row do). */
+static bool parity_reads_it(struct pinning *p, const struct anchor *a, uint64_t at)
+{
+	uint32_t len = anchor_len(p, a);
+	struct diag d;
+
+	if (p->g.level != MD_LEVEL_RAID4 && p->g.level != MD_LEVEL_RAID5)
+		return false;        /* RAID6's Q is no XOR: the zero rule stands alone */
+	memset(p->sum, 0, len);
+	for (int i = 0; i < p->s->nmembers; i++) {
+		if (!p->s->members[i].path)
+			continue;
+		if (probe_read(p->s, i, p->block, len, at, &d) < 0)
+			return false;
+		for (uint32_t k = 0; k < len; k++)
+			p->sum[k] ^= p->block[k];
+	}
+	return holds(p, a, p->sum) == HELD;
+}
+
 /* Could the one free member that holds anchor a (for role, at member byte
  * at) hold it as the row's P or Q, the data member being absent?  Then it
  * is no evidence for the data role.  It could when a parity role of the
- * row is undecided and the rest of the row is zero there: every other
- * present member but RAID6's other syndrome. */
+ * row is undecided and the rest of the row is zero there (every other
+ * present member but RAID6's other syndrome), or when parity over the
+ * rest of the row reads as the anchor too. */
 static bool may_be_parity_copy(struct pinning *p, const struct anchor *a, int role, uint64_t at, int holder)
 {
 	int twins[2], n = parity_twins(p, a->off / 512, role, twins);
@@ -245,7 +273,7 @@ static bool may_be_parity_copy(struct pinning *p, const struct anchor *a, int ro
 	for (int i = 0; i < p->s->nmembers && nonzero <= room; i++)
 		if (i != holder && p->s->members[i].path && !member_zero(p, i, at, anchor_len(p, a)))
 			nonzero++;
-	return nonzero <= room;
+	return nonzero <= room || parity_reads_it(p, a, at);
 }
 
 /* Looks for one copy of anchor a at member byte at in role: checks the
@@ -378,7 +406,8 @@ bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geom
 	bool ok = false;
 
 	memset(t, 0, sizeof(*t));
-	if (!p || !(p->block = malloc(pr->kind == FS_XFS ? XFS_BLOCK_MAX : pr->sb.block_size)))
+	size_t block = pr->kind == FS_XFS ? XFS_BLOCK_MAX : pr->sb.block_size;
+	if (!p || !(p->block = malloc(block)) || !(p->sum = malloc(block)))
 		goto out;
 	p->s = s;
 	p->pr = pr;
@@ -405,8 +434,10 @@ bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geom
 		resolve(p, &p->list[i]);
 	ok = !refuted(t) && t->hits > 0;
 out:
-	if (p)
+	if (p) {
 		free(p->block);
+		free(p->sum);
+	}
 	free(p);
 	return ok;
 }

@@ -39,4 +39,14 @@ int probe_content(struct probe_sample *s, const struct probe_hints *h, struct pr
 int probe_continuity(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r,
 		     struct diag *d);
 
+/* RAID0 from continuity alone, when nothing else found a candidate and
+ * every member is present: for each chunk size, the start each member's
+ * chunk ends continue into far beyond chance links it to the next member;
+ * where the links chain every member once, a raid0 of that order, chunk
+ * and data offset (mdadm's largest below the first data) is proposed,
+ * confident only when no other chunk chains them about as well and the
+ * data begins in the array's first row.  Where no chunk chains them, r
+ * says so. */
+int probe_chain(struct probe_sample *s, const struct probe_hints *h, struct probe_result *r, struct diag *d);
+
 #endif

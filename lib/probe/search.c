@@ -303,6 +303,8 @@ static int gather(struct probe_outcome *o, const struct probe_hints *h, struct d
 	if (probe_parity(&o->sample, h, &o->result, d) < 0 || probe_mirror(&o->sample, h, &o->result, d) < 0 ||
 	    probe_content(&o->sample, h, &o->result, d) < 0 || retry_hinted(o, h, d) < 0)
 		return -1;
+	if (o->result.ncand == 0 && probe_chain(&o->sample, h, &o->result, d) < 0)
+		return -1;
 	keep_hinted(&o->result, h);
 	for (int i = 0; i < o->result.ncand; i++)
 		probe_candidate_finish(&o->result.cand[i], o->members, h);

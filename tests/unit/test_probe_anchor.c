@@ -1,10 +1,12 @@
 /* test_probe_anchor: the anchors' rules where a member is missing, on a
- * RAID5 of 5 holding a real ext4 (right-asymmetric, 32K chunks: row 0's
- * P on role 0, the filesystem's start on role 1).  Row 0's other chunks
- * made zero where the superblock lies, so P holds a copy of it: with
- * role 1 missing, that copy is no evidence that P's member holds data
- * chunk 0; with every member given it still gives role 1 its member.  And with no
- * primary superblock left in the sample, the backups stand for it. */
+ * RAID5 of 6 holding a real ext4 (parity-first, 64K chunks: P on role 0
+ * in every row, the filesystem's start on role 1).  P's XOR of
+ * consecutive inode tables verifies as data chunk 0's where their inode
+ * numbers cancel: with role 1 missing, that is no evidence that P's member
+ * holds data chunk 0.  Row 0's other chunks made zero where the superblock
+ * lies, so P holds a copy of it: no evidence either; with every member
+ * given it still gives role 1 its member.  And with no primary superblock
+ * left in the sample, the backups stand for it. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +18,25 @@
 #include "ext4_array.h"
 #include "tap.h"
 
-#define MEMBERS EXT4_ARRAY_MEMBERS
+#define MEMBERS 6
+#define LAYOUT 4                     /* md's parity-first */
+#define CHUNK (64u << 10)
 #define BUDGET (32ull << 20)
 #define DATA_OFFSET 2048u            /* sectors: make-ext4-array's 1.2 default here */
 
 static char dir[] = "/tmp/test_probe_anchor.XXXXXX";
 static char paths[MEMBERS][EXT4_ARRAY_PATH];
 static char missing[] = "missing";
+
+static bool read_member(const char *path, void *buf, size_t len, uint64_t off)
+{
+	int fd = open(path, O_RDONLY);
+	bool done = fd >= 0 && pread(fd, buf, len, (off_t)off) == (ssize_t)len;
+
+	if (fd >= 0)
+		close(fd);
+	return done;
+}
 
 /* Does member i hold a superblock at the filesystem's start? */
 static bool holds_superblock(int i)
@@ -41,8 +55,8 @@ static bool holds_superblock(int i)
 /* The true geometry, its order left to the anchors. */
 static struct geometry_spec open_order(void)
 {
-	struct geometry_spec g = { .level = MD_LEVEL_RAID5, .layout = 1, .raid_disks = MEMBERS,
-				   .chunk_sectors = 64, .data_offset = DATA_OFFSET, .size = 30720 };
+	struct geometry_spec g = { .level = MD_LEVEL_RAID5, .layout = LAYOUT, .raid_disks = MEMBERS,
+				   .chunk_sectors = CHUNK / 512, .data_offset = DATA_OFFSET, .size = 18432 };   /* 10M members less the 1M offset */
 
 	for (int r = 0; r < MEMBERS; r++)
 		g.order[r] = PROBE_UNKNOWN;
@@ -122,7 +136,7 @@ static bool decided_right(const struct geometry_spec *g)
 
 static void parity_copy_is_no_data_evidence(void)
 {
-	char *names[MEMBERS] = { paths[0], missing, paths[2], paths[3], paths[4] };
+	char *names[MEMBERS] = { paths[0], missing, paths[2], paths[3], paths[4], paths[5] };
 	struct geometry_spec g = open_order();
 	struct pin_tally t;
 	struct probed p;
@@ -143,7 +157,7 @@ static void parity_copy_is_no_data_evidence(void)
 
 static void data_member_given_pins_its_role(void)
 {
-	char *names[MEMBERS] = { paths[0], paths[1], paths[2], paths[3], paths[4] };
+	char *names[MEMBERS] = { paths[0], paths[1], paths[2], paths[3], paths[4], paths[5] };
 	struct geometry_spec g = open_order();
 	struct pin_tally t;
 	struct probed p;
@@ -161,7 +175,7 @@ static void data_member_given_pins_its_role(void)
  * with role 1 missing no primary is left in the sample. */
 static void backups_stand_for_the_primary(void)
 {
-	char *names[MEMBERS] = { paths[0], missing, paths[2], paths[3], paths[4] };
+	char *names[MEMBERS] = { paths[0], missing, paths[2], paths[3], paths[4], paths[5] };
 	const struct probe_hints h = { .level = -1, .layout = -1, .data_offset = UINT64_MAX };
 	static const uint8_t other[EXT4_SB_BYTES] = { 1 };
 	struct fs_primary pr[8];
@@ -191,14 +205,85 @@ static void backups_stand_for_the_primary(void)
 	unsample(&p);
 }
 
+/* Does member i's block at member byte at verify as the inode-table
+ * block whose first inode is first? */
+static bool inode_block_at(const struct ext4_sb *sb, int i, uint64_t at, uint32_t first, uint8_t *block)
+{
+	unsigned good, bad;
+
+	if (!read_member(paths[i], block, sb->block_size, at))
+		return false;
+	ext4_inode_block_check(sb, first, block, &good, &bad);
+	return good && !bad;
+}
+
+/* The inode-table blocks of group 0's descriptor block that lie in a
+ * row's data chunk 0 (role 1) and that P (role 0) holds as valid inodes
+ * of the same numbers though its bytes differ: the row's other chunks are
+ * not zero there, and the XOR of their tables still verifies.  -1 when
+ * the filesystem cannot be read. */
+static int parity_lookalikes(void)
+{
+	uint8_t raw[EXT4_SB_BYTES], gdt[4096], data[4096], parity[4096];
+	uint64_t base = DATA_OFFSET * 512ull;
+	struct ext4_sb sb;
+	struct ext4_desc desc;
+	int found = 0;
+
+	if (!read_member(paths[1], raw, sizeof(raw), base + EXT4_SB_OFFSET) || !ext4_sb_parse(raw, &sb) ||
+	    sb.block_size > sizeof(gdt) || ext4_gdt_offset(&sb, 0) + sb.block_size > CHUNK ||
+	    !read_member(paths[1], gdt, sb.block_size, base + ext4_gdt_offset(&sb, 0)))
+		return -1;
+	uint32_t per_itable = sb.block_size / sb.inode_size;
+	for (uint32_t k = 0; ext4_desc_read(&sb, 0, k, gdt, &desc); k++) {
+		for (uint32_t b = 0; b * per_itable < desc.used_inodes; b++) {
+			uint64_t x = (desc.inode_table + b) * sb.block_size, chunk = x / CHUNK;
+			uint64_t at = base + chunk / (MEMBERS - 1) * CHUNK + x % CHUNK;
+			uint32_t first = k * sb.inodes_per_group + 1 + b * per_itable;
+			if (chunk % (MEMBERS - 1) == 0 && inode_block_at(&sb, 1, at, first, data) &&
+			    inode_block_at(&sb, 0, at, first, parity) && memcmp(data, parity, sb.block_size) != 0)
+				found++;
+		}
+	}
+	return found;
+}
+
+static void parity_lookalike_is_no_data_evidence(void)
+{
+	char *names[MEMBERS] = { paths[0], missing, paths[2], paths[3], paths[4], paths[5] };
+	const struct probe_hints h = { .level = -1, .layout = -1, .data_offset = DATA_OFFSET };
+	struct geometry_spec g = open_order();
+	struct fs_primary pr[8];
+	struct pin_tally t = { 0 };
+	struct probed p;
+	int lookalikes = parity_lookalikes();
+
+	ok(lookalikes > 0, "P holds %d inode-table blocks of data chunk 0 that differ from them and verify",
+	   lookalikes);
+	if (sample(&p, names) < 0) {
+		ok(0, "the members sampled");
+		return;
+	}
+	int n = anchor_find_primaries(&p.s, &h, pr, 8);
+	if (!n)
+		n = backup_find_primaries(&p.s, &h, pr, 8);
+	bool pinned = n > 0 && pr[0].kind == FS_EXT4 && anchor_pin(&p.s, &pr[0], &g, &t);
+	ok(pinned && g.order[1] != 0,
+	   "role 1 missing: P's look-alike inode tables do not make its member data chunk 0's");
+	ok(pinned && decided_right(&g), "the roles the anchors decide are the true ones (%u found where placed)",
+	   t.hits);
+	unsample(&p);
+}
+
 int main(void)
 {
 	char cmd[128];
 
-	if (!mkdtemp(dir) || make_ext4_array(dir, paths) < 0) {
+	if (!mkdtemp(dir) || make_ext4_array_as(dir, "a", "10M -l 5 -c 64K -p parity-first -e 1.2", MEMBERS, paths) < 0) {
 		ok(0, "an ext4 array made in %s", dir);
 		return tap_done();
 	}
+	parity_lookalike_is_no_data_evidence();
 	parity_copy_is_no_data_evidence();
 	data_member_given_pins_its_role();
 	backups_stand_for_the_primary();
