@@ -94,11 +94,20 @@ FUZZERS    := $(FUZZ_SRC:%.c=$(O)/%)
 TOOLS      := $(filter-out tools/stripe-deps tools/stripe-demo,$(sort $(wildcard tools/stripe-*)))
 MANPAGES   := $(sort $(wildcard man/*.[1-8]))
 
-.PHONY: all deps check check-full check-md check-md-full check-probe check-build bench fuzz fuzzers demo install \
+.PHONY: FORCE all deps check check-full check-md check-md-full check-probe check-build bench fuzz fuzzers demo install \
 	uninstall clean units build-plain build-san build-fuzz
 all: $(LIB) $(BINS) $(PLUGIN)
 
-$(O)/lib/%.o: lib/%.c
+# the library's objects are made again when the flags that made them change
+# (a tree built before they were position-independent cannot link the plugin)
+FLAGS_STAMP := $(O)/lib/.flags
+FLAGS_NOW  := $(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+FORCE:
+
+$(O)/lib/%.o: lib/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@$(if $(V),:,echo '  CC      $@')
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
@@ -235,7 +244,7 @@ uninstall:
 
 # everything the builds make: build/ holds the sanitized, fuzzing and test
 # trees; the plain tree sits beside the sources
-BUILT      := $(LIB_OBJ) $(LIB) $(PLUGIN_OBJ) $(PLUGIN) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
+BUILT      := $(LIB_OBJ) $(LIB) $(FLAGS_STAMP) $(PLUGIN_OBJ) $(PLUGIN) $(BINS) $(UNITS) $(BENCHES) $(BENCH_AIDS)
 DEPFILES   := $(LIB_OBJ:%.o=%.d) $(PLUGIN_OBJ:%.o=%.d) $(BINS:%=%.d) $(UNITS:%=%.d) $(BENCHES:%=%.d) $(BENCH_AIDS:%=%.d)
 clean:
 	rm -rf build
