@@ -229,7 +229,10 @@ static int parity_twins(const struct pinning *p, uint64_t s, int role, int *twin
  * at) hold it as the row's P or Q, the data member being absent?  Then it
  * is no evidence for the data role.  It could when a parity role of the
  * row is undecided and the rest of the row is zero there: every other
- * present member but RAID6's other syndrome. */
+ * present member but RAID6's other syndrome.  An inode-table block need
+ * not be alone: inode tables fill whole rows, and crc32c is linear, so the
+ * XOR of an odd number of inode blocks verifies as the block of the XOR of
+ * their inode numbers, which may be the anchor's own. */
 static bool may_be_parity_copy(struct pinning *p, const struct anchor *a, int role, uint64_t at, int holder)
 {
 	int twins[2], n = parity_twins(p, a->off / 512, role, twins);
@@ -242,10 +245,55 @@ static bool may_be_parity_copy(struct pinning *p, const struct anchor *a, int ro
 		open |= p->spec->order[twins[k]] == PROBE_UNKNOWN;
 	if (!open)
 		return false;
+	if (a->kind == ANCHOR_ITABLE)
+		return true;
 	for (int i = 0; i < p->s->nmembers && nonzero <= room; i++)
 		if (i != holder && p->s->members[i].path && !member_zero(p, i, at, anchor_len(p, a)))
 			nonzero++;
 	return nonzero <= room;
+}
+
+/* Does member i hold superblock anchor a at member byte at times g^slot? */
+static bool scaled_held(struct pinning *p, int i, uint64_t at, const struct anchor *a, int slot)
+{
+	struct ext4_sb sb;
+	struct diag d;
+
+	return probe_read(p->s, i, p->block, EXT4_SB_BYTES, at, &d) == 0 &&
+	       ext4_sb_parse_scaled(p->block, slot, &sb) && ext4_same_fs(&sb, p->sb) && sb.group == a->number;
+}
+
+/* A superblock whose data member is absent (given as missing, or no free
+ * member holds it) still shows in a RAID6's Q where the rest of its row is
+ * empty: times g^slot, the role's place in the syndrome (slot 0 leaves it
+ * a plain copy, P's twin, which tells nothing).  true when Q's member
+ * holds it so; an undecided Q role goes to the one free member that does. */
+static bool q_holds(struct pinning *p, const struct anchor *a, int role, uint64_t at)
+{
+	struct stripe_map m;
+	int slot = -1, found = -1, nfound = 0;
+
+	if (a->kind != ANCHOR_SUPER || p->g.level != MD_LEVEL_RAID6)
+		return false;
+	layout_stripe(&p->g, a->off / 512 / p->g.chunk_sectors / (uint64_t)p->g.data_disks, &m);
+	for (int j = 0; j < m.syndrome_disks; j++)
+		if (m.slot[j] == role)
+			slot = j;
+	if (slot <= 0 || m.qd < 0)
+		return false;
+	int q = p->spec->order[m.qd];
+	if (q != PROBE_UNKNOWN)
+		return q >= 0 && scaled_held(p, q, at, a, slot);
+	for (int i = 0; i < p->s->nmembers; i++)
+		if (!p->taken[i] && p->s->members[i].path && scaled_held(p, i, at, a, slot)) {
+			nfound++;
+			found = i;
+		}
+	if (nfound != 1)
+		return false;
+	p->spec->order[m.qd] = found;
+	p->taken[found] = true;
+	return true;
 }
 
 /* Looks for one copy of anchor a at member byte at in role: checks the
@@ -258,8 +306,10 @@ static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 {
 	int *order = p->spec->order, found = -1, nfound = 0;
 
-	if (order[role] == SPEC_MISSING)
+	if (order[role] == SPEC_MISSING) {
+		p->t->hits += q_holds(p, a, role, at);
 		return true;
+	}
 	if (order[role] >= 0) {
 		enum verdict v = member_holds(p, order[role], at, a);
 		if (v == HELD) {
@@ -282,7 +332,10 @@ static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 		return false;
 	}
 	if (!nfound) {
-		p->t->unresolved++;
+		if (q_holds(p, a, role, at))
+			p->t->hits++;
+		else
+			p->t->unresolved++;
 		return true;
 	}
 	order[role] = found;
