@@ -418,7 +418,7 @@ static void plan(struct pinning *p)
 	}
 }
 
-static bool refuted(const struct pin_tally *t)
+bool anchor_refuted(const struct pin_tally *t)
 {
 	return t->misses >= REFUTED_AFTER && t->misses > t->hits;
 }
@@ -449,14 +449,14 @@ bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geom
 		goto out;
 	plan(p);
 	int i = 0;
-	for (; i < p->n && !refuted(t); i++)
+	for (; i < p->n && !anchor_refuted(t); i++)
 		resolve(p, &p->list[i]);
 	p->second_pass = true;
-	for (int k = 0; k < p->ndeferred && !refuted(t); k++)
+	for (int k = 0; k < p->ndeferred && !anchor_refuted(t); k++)
 		resolve(p, &p->deferred[k]);
-	for (; i < p->n && !refuted(t); i++)     /* what the deferred ones led to */
+	for (; i < p->n && !anchor_refuted(t); i++)     /* what the deferred ones led to */
 		resolve(p, &p->list[i]);
-	ok = !refuted(t) && t->hits > 0;
+	ok = !anchor_refuted(t) && t->hits > 0;
 out:
 	if (p)
 		free(p->block);

@@ -285,7 +285,10 @@ static void complete_orders(struct completing *c, struct geometry_spec *spec, bo
 	if (role < 0) {
 		c->orders++;
 		struct pinned one = { .spec = *spec };
-		if (c->out && anchor_pin(c->run->s, c->p, &one.spec, &one.tally))
+		if (!c->out)
+			return;
+		anchor_pin(c->run->s, c->p, &one.spec, &one.tally);
+		if (!anchor_refuted(&one.tally))
 			rank(c->out, &one);
 		return;
 	}
