@@ -20,9 +20,9 @@
 #define KEEP_PINNED 4                /* chunk and layout pairs completed, and those tied with them */
 #define MAX_PAIRS 160                /* chunk and layout pairs: 9 chunks times 14 layouts fit */
 #define MAX_ORDERS 5040              /* orders of one pair's open roles tried */
-#define ORDER_BUDGET 6000            /* and of the pairs tied beyond KEEP_PINNED, in all */
+#define TIED_ORDERS 6000             /* and of the pairs tied beyond KEEP_PINNED, in all */
 #define KEEP_SCORED 24               /* complete orders read through libext2fs, and those tied */
-#define SCORED_MAX 512
+#define SCORED_MAX 512               /* at most, ties and all */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
 #define MAX_CHUNK 2048u              /* 1 MiB */
 
@@ -374,7 +374,7 @@ static int expand(struct run *run, const struct fs_primary *p, const struct prob
 		}
 	}
 	sort_pinned(pairs, npairs);
-	long budget = ORDER_BUDGET;
+	long budget = TIED_ORDERS;
 	for (int k = 0; k < npairs; k++) {
 		bool tied = k >= KEEP_PINNED && merit(&pairs[k].tally) == merit(&pairs[KEEP_PINNED - 1].tally);
 		if (k >= KEEP_PINNED && !tied)
