@@ -263,25 +263,37 @@ static bool scaled_held(struct pinning *p, int i, uint64_t at, const struct anch
 	       ext4_sb_parse_scaled(p->block, slot, &sb) && ext4_same_fs(&sb, p->sb) && sb.group == a->number;
 }
 
-/* A superblock whose data member is absent (given as missing, or no free
- * member holds it) still shows in a RAID6's Q where the rest of its row is
- * empty: times g^slot, the role's place in the syndrome (slot 0 leaves it
- * a plain copy, P's twin, which tells nothing).  true when Q's member
- * holds it so; an undecided Q role goes to the one free member that does. */
-static bool q_holds(struct pinning *p, const struct anchor *a, int role, uint64_t at)
+/* An anchor whose data member is absent (given as missing, or no free
+ * member holds it) still shows where the rest of its row is empty: in P
+ * as it is, and in a RAID6's Q times g^slot, the role's place in the
+ * syndrome (a superblock's magic finds the power; slot 0 leaves a plain
+ * copy).  true when the row's P or Q member, decided, holds it so (what a
+ * copy in P leads to counts); else an undecided Q role goes to the one
+ * free member that holds a superblock so scaled (a plain copy tells P from
+ * data no more than place() can). */
+static bool parity_holds(struct pinning *p, const struct anchor *a, int role, uint64_t at)
 {
 	struct stripe_map m;
 	int slot = -1, found = -1, nfound = 0;
 
-	if (a->kind != ANCHOR_SUPER || p->g.level != MD_LEVEL_RAID6)
+	if (!layout_has_parity(p->g.level))
 		return false;
 	layout_stripe(&p->g, a->off / 512 / p->g.chunk_sectors / (uint64_t)p->g.data_disks, &m);
+	int pm = m.pd >= 0 ? p->spec->order[m.pd] : SPEC_MISSING;
+	if (pm >= 0 && member_holds(p, pm, at, a) == HELD) {
+		grow(p, a, pm, at);
+		return true;
+	}
+	if (m.qd < 0)
+		return false;
 	for (int j = 0; j < m.syndrome_disks; j++)
 		if (m.slot[j] == role)
 			slot = j;
-	if (slot <= 0 || m.qd < 0)
-		return false;
 	int q = p->spec->order[m.qd];
+	if (q >= 0 && slot == 0)
+		return member_holds(p, q, at, a) == HELD;
+	if (a->kind != ANCHOR_SUPER || slot <= 0)
+		return false;
 	if (q != PROBE_UNKNOWN)
 		return q >= 0 && scaled_held(p, q, at, a, slot);
 	for (int i = 0; i < p->s->nmembers; i++)
@@ -307,7 +319,7 @@ static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 	int *order = p->spec->order, found = -1, nfound = 0;
 
 	if (order[role] == SPEC_MISSING) {
-		p->t->hits += q_holds(p, a, role, at);
+		p->t->hits += parity_holds(p, a, role, at);
 		return true;
 	}
 	if (order[role] >= 0) {
@@ -332,7 +344,7 @@ static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 		return false;
 	}
 	if (!nfound) {
-		if (q_holds(p, a, role, at))
+		if (parity_holds(p, a, role, at))
 			p->t->hits++;
 		else
 			p->t->unresolved++;

@@ -17,10 +17,10 @@
 
 #define MAX_PRIMARIES 8
 #define MAX_VOLUMES 4
-#define KEEP_PINNED 4                /* chunk and layout pairs completed, and those tied with them */
+#define KEEP_PINNED 4                /* chunk and layout pairs completed whatever their orders */
 #define MAX_PAIRS 160                /* chunk and layout pairs: 9 chunks times 14 layouts fit */
 #define MAX_ORDERS 5040              /* orders of one pair's open roles tried */
-#define TIED_ORDERS 6000             /* and of the pairs tied beyond KEEP_PINNED, in all */
+#define MORE_ORDERS 20000            /* and of the pairs beyond KEEP_PINNED, in all */
 #define KEEP_SCORED 24               /* complete orders read through libext2fs, and those tied */
 #define SCORED_MAX 512               /* at most, ties and all */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
@@ -339,9 +339,11 @@ static void sort_pinned(struct pinned *v, int n)
 }
 
 /* Every chunk and layout partial leaves open, its order decided by the
- * anchors as far as they go.  The best few, and those that tie with them
- * (when the anchors decide no role, every layout ties), are completed
- * every way; the complete orders the anchors like best are read through
+ * anchors as far as they go.  The best few, and the others while
+ * MORE_ORDERS lasts, are completed every way: a partial pin's merit
+ * weighs little (anchors that fit without deciding a role count as hits,
+ * and when the anchors decide no role every layout ties), the complete
+ * orders' merits compare.  Those the anchors like best are read through
  * libext2fs and scored. */
 static int expand(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
 		  const struct geometry_spec *partial)
@@ -374,14 +376,11 @@ static int expand(struct run *run, const struct fs_primary *p, const struct prob
 		}
 	}
 	sort_pinned(pairs, npairs);
-	long budget = TIED_ORDERS;
+	long budget = MORE_ORDERS;
 	for (int k = 0; k < npairs; k++) {
-		bool tied = k >= KEEP_PINNED && merit(&pairs[k].tally) == merit(&pairs[KEEP_PINNED - 1].tally);
-		if (k >= KEEP_PINNED && !tied)
-			break;
 		long orders = complete_pinned(run, p, &pairs[k], NULL);
 		if (k >= KEEP_PINNED && orders > budget)
-			break;
+			continue;
 		budget -= orders;
 		complete_pinned(run, p, &pairs[k], &kept);
 	}
