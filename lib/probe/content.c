@@ -17,11 +17,11 @@
 
 #define MAX_PRIMARIES 8
 #define MAX_VOLUMES 4
-#define KEEP_PINNED 4                /* chunk and layout pairs completed whatever their orders */
+#define KEEP_PINNED 4                /* chunk and layout pairs completed (with roles absent, more) */
 #define MAX_PAIRS 160                /* chunk and layout pairs: 9 chunks times 14 layouts fit */
 #define MAX_ORDERS 5040              /* orders of one pair's open roles tried */
-#define MORE_ORDERS 20000            /* and of the pairs beyond KEEP_PINNED, in all */
-#define KEEP_SCORED 24               /* complete orders read through libext2fs, and those tied */
+#define MORE_ORDERS 20000            /* with roles absent: orders of the pairs beyond KEEP_PINNED */
+#define KEEP_SCORED 24               /* complete orders read through libext2fs; with roles absent, and those tied */
 #define SCORED_MAX 512               /* at most, ties and all */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
 #define MAX_CHUNK 2048u              /* 1 MiB */
@@ -339,12 +339,12 @@ static void sort_pinned(struct pinned *v, int n)
 }
 
 /* Every chunk and layout partial leaves open, its order decided by the
- * anchors as far as they go.  The best few, and the others while
- * MORE_ORDERS lasts, are completed every way: a partial pin's merit
- * weighs little (anchors that fit without deciding a role count as hits,
- * and when the anchors decide no role every layout ties), the complete
- * orders' merits compare.  Those the anchors like best are read through
- * libext2fs and scored. */
+ * anchors as far as they go.  The best few are completed every way, and
+ * with roles absent the others too while MORE_ORDERS lasts: a partial
+ * pin's merit then weighs little (anchors that fit without deciding a role
+ * count as hits, and where they decide no role every layout ties), the
+ * complete orders' merits compare.  Those the anchors like best are read
+ * through libext2fs and scored. */
 static int expand(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
 		  const struct geometry_spec *partial)
 {
@@ -375,16 +375,20 @@ static int expand(struct run *run, const struct fs_primary *p, const struct prob
 				npairs++;
 		}
 	}
+	/* roles absent hold anchors no member shows: fewer roles are pinned,
+	 * and orders tie that only libext2fs, reading through P and Q, tells
+	 * apart */
+	bool absent = probe_absent(run->s, partial->raid_disks) > 0;
 	sort_pinned(pairs, npairs);
 	long budget = MORE_ORDERS;
 	for (int k = 0; k < npairs; k++) {
 		long orders = complete_pinned(run, p, &pairs[k], NULL);
-		if (k >= KEEP_PINNED && orders > budget)
+		if (k >= KEEP_PINNED && (!absent || orders > budget))
 			continue;
 		budget -= orders;
 		complete_pinned(run, p, &pairs[k], &kept);
 	}
-	for (int k = 0; k < kept.n; k++) {
+	for (int k = 0; k < kept.n && (absent || k < KEEP_SCORED); k++) {
 		if (k >= KEEP_SCORED && merit(&kept.best[k].tally) < merit(&kept.best[KEEP_SCORED - 1].tally))
 			break;
 		kept.best[k].spec.size = 0;
