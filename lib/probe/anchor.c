@@ -257,7 +257,10 @@ static bool parity_reads_it(struct pinning *p, const struct anchor *a, uint64_t 
  * is no evidence for the data role.  It could when a parity role of the
  * row is undecided and the rest of the row is zero there (every other
  * present member but RAID6's other syndrome), or when parity over the
- * rest of the row reads as the anchor too. */
+ * rest of the row reads as the anchor too.  An inode-table block need
+ * not be alone: inode tables fill whole rows, and crc32c is linear, so the
+ * XOR of an odd number of inode blocks verifies as the block of the XOR of
+ * their inode numbers, which may be the anchor's own. */
 static bool may_be_parity_copy(struct pinning *p, const struct anchor *a, int role, uint64_t at, int holder)
 {
 	int twins[2], n = parity_twins(p, a->off / 512, role, twins);
@@ -270,10 +273,67 @@ static bool may_be_parity_copy(struct pinning *p, const struct anchor *a, int ro
 		open |= p->spec->order[twins[k]] == PROBE_UNKNOWN;
 	if (!open)
 		return false;
+	if (a->kind == ANCHOR_ITABLE)
+		return true;
 	for (int i = 0; i < p->s->nmembers && nonzero <= room; i++)
 		if (i != holder && p->s->members[i].path && !member_zero(p, i, at, anchor_len(p, a)))
 			nonzero++;
 	return nonzero <= room || parity_reads_it(p, a, at);
+}
+
+/* Does member i hold superblock anchor a at member byte at times g^slot? */
+static bool scaled_held(struct pinning *p, int i, uint64_t at, const struct anchor *a, int slot)
+{
+	struct ext4_sb sb;
+	struct diag d;
+
+	return probe_read(p->s, i, p->block, EXT4_SB_BYTES, at, &d) == 0 &&
+	       ext4_sb_parse_scaled(p->block, slot, &sb) && ext4_same_fs(&sb, p->sb) && sb.group == a->number;
+}
+
+/* An anchor whose data member is absent (given as missing, or no free
+ * member holds it) still shows where the rest of its row is empty: in P
+ * as it is, and in a RAID6's Q times g^slot, the role's place in the
+ * syndrome (a superblock's magic finds the power; slot 0 leaves a plain
+ * copy).  true when the row's P or Q member, decided, holds it so (what a
+ * copy in P leads to counts); else an undecided Q role goes to the one
+ * free member that holds a superblock so scaled (a plain copy tells P from
+ * data no more than place() can). */
+static bool parity_holds(struct pinning *p, const struct anchor *a, int role, uint64_t at)
+{
+	struct stripe_map m;
+	int slot = -1, found = -1, nfound = 0;
+
+	if (!layout_has_parity(p->g.level))
+		return false;
+	layout_stripe(&p->g, a->off / 512 / p->g.chunk_sectors / (uint64_t)p->g.data_disks, &m);
+	int pm = m.pd >= 0 ? p->spec->order[m.pd] : SPEC_MISSING;
+	if (pm >= 0 && member_holds(p, pm, at, a) == HELD) {
+		grow(p, a, pm, at);
+		return true;
+	}
+	if (m.qd < 0)
+		return false;
+	for (int j = 0; j < m.syndrome_disks; j++)
+		if (m.slot[j] == role)
+			slot = j;
+	int q = p->spec->order[m.qd];
+	if (q >= 0 && slot == 0)
+		return member_holds(p, q, at, a) == HELD;
+	if (a->kind != ANCHOR_SUPER || slot <= 0)
+		return false;
+	if (q != PROBE_UNKNOWN)
+		return q >= 0 && scaled_held(p, q, at, a, slot);
+	for (int i = 0; i < p->s->nmembers; i++)
+		if (!p->taken[i] && p->s->members[i].path && scaled_held(p, i, at, a, slot)) {
+			nfound++;
+			found = i;
+		}
+	if (nfound != 1)
+		return false;
+	p->spec->order[m.qd] = found;
+	p->taken[found] = true;
+	return true;
 }
 
 /* Looks for one copy of anchor a at member byte at in role: checks the
@@ -286,8 +346,10 @@ static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 {
 	int *order = p->spec->order, found = -1, nfound = 0;
 
-	if (order[role] == SPEC_MISSING)
+	if (order[role] == SPEC_MISSING) {
+		p->t->hits += parity_holds(p, a, role, at);
 		return true;
+	}
 	if (order[role] >= 0) {
 		enum verdict v = member_holds(p, order[role], at, a);
 		if (v == HELD) {
@@ -310,7 +372,10 @@ static bool place(struct pinning *p, const struct anchor *a, int role, uint64_t 
 		return false;
 	}
 	if (!nfound) {
-		p->t->unresolved++;
+		if (parity_holds(p, a, role, at))
+			p->t->hits++;
+		else
+			p->t->unresolved++;
 		return true;
 	}
 	order[role] = found;
@@ -393,7 +458,7 @@ static void plan(struct pinning *p)
 	}
 }
 
-static bool refuted(const struct pin_tally *t)
+bool anchor_refuted(const struct pin_tally *t)
 {
 	return t->misses >= REFUTED_AFTER && t->misses > t->hits;
 }
@@ -425,14 +490,14 @@ bool anchor_pin(struct probe_sample *s, const struct fs_primary *pr, struct geom
 		goto out;
 	plan(p);
 	int i = 0;
-	for (; i < p->n && !refuted(t); i++)
+	for (; i < p->n && !anchor_refuted(t); i++)
 		resolve(p, &p->list[i]);
 	p->second_pass = true;
-	for (int k = 0; k < p->ndeferred && !refuted(t); k++)
+	for (int k = 0; k < p->ndeferred && !anchor_refuted(t); k++)
 		resolve(p, &p->deferred[k]);
-	for (; i < p->n && !refuted(t); i++)     /* what the deferred ones led to */
+	for (; i < p->n && !anchor_refuted(t); i++)     /* what the deferred ones led to */
 		resolve(p, &p->list[i]);
-	ok = !refuted(t) && t->hits > 0;
+	ok = !anchor_refuted(t) && t->hits > 0;
 out:
 	if (p) {
 		free(p->block);

@@ -55,8 +55,14 @@ int anchor_in_volume(const struct probe_sample *s, const struct volume *v, struc
 /* Decides spec's PROBE_UNKNOWN roles (level, raid_disks, chunk, layout,
  * data offset and size set) by the anchors: a role whose anchor exactly
  * one free member holds gets that member.  Roles no anchor decides stay
- * PROBE_UNKNOWN.  false when the anchors refute spec. */
+ * PROBE_UNKNOWN.  false when the anchors refute spec, or none was found
+ * where it puts them. */
 bool anchor_pin(struct probe_sample *s, const struct fs_primary *p, struct geometry_spec *spec,
 		struct pin_tally *t);
+
+/* Do the anchors tallied refute the geometry (more misses than hits, and a
+ * few)?  A complete order whose anchors all lie on absent members is not
+ * refuted: it has no hits, and no misses either. */
+bool anchor_refuted(const struct pin_tally *t);
 
 #endif

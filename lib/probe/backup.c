@@ -2,7 +2,9 @@
  * in group g lies at the array byte g's first block; the member byte it
  * was found at, less a data offset, is where a geometry keeps that array
  * byte: some chunk's offset and row.  The anchors later judge each data
- * offset that fits (anchor.c). */
+ * offset that fits (anchor.c).  A RAID6's Q keeps a copy too, times its
+ * syndrome coefficient, where the copy's row is otherwise empty: with its
+ * data member and P both absent, that copy is what is left. */
 #include "probe/backup.h"
 #include "probe/offsets.h"
 
@@ -59,7 +61,7 @@ static int find_in_window(const struct probe_sample *s, const struct probe_hints
 {
 	for (size_t at = 0; at + EXT4_SB_BYTES <= w->len && np < max; at += 512) {
 		struct ext4_sb sb;
-		if (ext4_sb_parse(w->buf[member] + at, &sb) && sb.group && ext4_group_has_super(&sb, sb.group))
+		if (ext4_sb_parse_scaled(w->buf[member] + at, -1, &sb) && sb.group && ext4_group_has_super(&sb, sb.group))
 			np = from_backup(s, h, &sb, member, w->offset + at, p, np, max);
 	}
 	return np;

@@ -17,8 +17,12 @@
 
 #define MAX_PRIMARIES 8
 #define MAX_VOLUMES 4
-#define KEEP_PINNED 4                /* chunk and layout pairs scored through libext2fs */
-#define MAX_LEFTOVER 3               /* roles no anchor decided, tried every way */
+#define KEEP_PINNED 4                /* chunk and layout pairs completed (with roles absent, more) */
+#define MAX_PAIRS 160                /* chunk and layout pairs: 9 chunks times 14 layouts fit */
+#define MAX_ORDERS 5040              /* orders of one pair's open roles tried */
+#define MORE_ORDERS 20000            /* with roles absent: orders of the pairs beyond KEEP_PINNED */
+#define KEEP_SCORED 24               /* complete orders read through libext2fs; with roles absent, and those tied */
+#define SCORED_MAX 512               /* at most, ties and all */
 #define MIN_CHUNK 8u                 /* sectors: 4 KiB */
 #define MAX_CHUNK 2048u              /* 1 MiB */
 
@@ -215,50 +219,8 @@ static bool score_and_add(struct run *run, const struct fs_primary *p, const str
 	return true;
 }
 
-/* The roles no anchor decided, filled with the free members (a member
- * given as "missing" reads as SPEC_MISSING) every way, each scored. */
-static int fill_leftovers(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
-			  struct geometry_spec *spec, const struct pin_tally *pin, bool *taken)
-{
-	int role = -1, scored = 0;
-
-	for (int k = 0; k < spec->raid_disks && role < 0; k++)
-		if (spec->order[k] == PROBE_UNKNOWN)
-			role = k;
-	if (role < 0)
-		return score_and_add(run, p, parent, spec, pin);
-	bool any = false, missing_tried = false;
-	for (int i = 0; i < run->s->nmembers; i++) {
-		bool missing = !run->s->members[i].path;
-		if (taken[i] || (missing && missing_tried))
-			continue;    /* one "missing" stands for them all */
-		any = true;
-		missing_tried |= missing;
-		taken[i] = true;
-		spec->order[role] = run->s->members[i].path ? i : SPEC_MISSING;
-		scored += fill_leftovers(run, p, parent, spec, pin, taken);
-		taken[i] = false;
-	}
-	if (!any) {          /* fewer members given than roles: one not given at all */
-		spec->order[role] = SPEC_MISSING;
-		scored += fill_leftovers(run, p, parent, spec, pin, taken);
-	}
-	spec->order[role] = PROBE_UNKNOWN;
-	return scored;
-}
-
-/* The roles no anchor decided that a present member must fill: a member
- * given as missing (or one not given at all) takes whichever role nothing
- * else explains, so it leaves no order to try. */
-static int leftover_roles(const struct probe_sample *s, const struct geometry_spec *g)
-{
-	int open = 0, absent = probe_absent(s, g->raid_disks);
-
-	for (int r = 0; r < g->raid_disks; r++)
-		open += g->order[r] == PROBE_UNKNOWN;
-	return open > absent ? open - absent : 0;
-}
-
+/* A geometry the anchors decided in part or in whole, and what they said
+ * of it. */
 struct pinned {
 	struct geometry_spec spec;
 	struct pin_tally tally;
@@ -269,61 +231,172 @@ static long merit(const struct pin_tally *t)
 	return (long)t->hits - 2 * (long)t->misses;
 }
 
-/* Keeps the KEEP_PINNED best by merit. */
-static void keep(struct pinned *best, int *nbest, const struct geometry_spec *g, const struct pin_tally *t)
+/* The complete orders kept for libext2fs, best by merit first. */
+struct ranking {
+	struct pinned *best;
+	int n, cap;
+};
+
+/* Keeps one when it is among the cap best by merit; on a tie the earlier
+ * stays ahead. */
+static void rank(struct ranking *r, const struct pinned *one)
 {
 	int at;
 
-	if (*nbest < KEEP_PINNED)
-		at = (*nbest)++;
-	else if (merit(&best[KEEP_PINNED - 1].tally) < merit(t))
-		at = KEEP_PINNED - 1;
+	if (r->n < r->cap)
+		at = r->n++;
+	else if (merit(&r->best[r->cap - 1].tally) < merit(&one->tally))
+		at = r->cap - 1;
 	else
 		return;
-	best[at] = (struct pinned){ *g, *t };
-	for (; at > 0 && merit(&best[at - 1].tally) < merit(&best[at].tally); at--) {
-		struct pinned swap = best[at - 1];
-		best[at - 1] = best[at];
-		best[at] = swap;
+	r->best[at] = *one;
+	for (; at > 0 && merit(&r->best[at - 1].tally) < merit(&r->best[at].tally); at--) {
+		struct pinned swap = r->best[at - 1];
+		r->best[at - 1] = r->best[at];
+		r->best[at] = swap;
 	}
 }
 
+/* Filling a pinned geometry's open roles every way. */
+struct completing {
+	struct run *run;
+	const struct fs_primary *p;
+	struct ranking *out;          /* NULL: count the orders only */
+	long orders, limit;           /* counted so far; past limit, stop */
+};
+
+/* The roles no anchor decided, filled with the free members every way (a
+ * member given as "missing" reads as SPEC_MISSING, and one stands for
+ * them all); each complete order is checked against the anchors again,
+ * now with no role left to give, and ranked.  Reading the filesystem
+ * through an order costs a thousand times as much: with two members of
+ * a RAID6 absent the anchors decide few roles, and only orders the
+ * anchors do not refute are worth it. */
+static void complete_orders(struct completing *c, struct geometry_spec *spec, bool *taken)
+{
+	const struct probe_sample *s = c->run->s;
+	int role = -1;
+
+	if (c->orders > c->limit)
+		return;
+	for (int k = 0; k < spec->raid_disks && role < 0; k++)
+		if (spec->order[k] == PROBE_UNKNOWN)
+			role = k;
+	if (role < 0) {
+		c->orders++;
+		struct pinned one = { .spec = *spec };
+		if (!c->out)
+			return;
+		anchor_pin(c->run->s, c->p, &one.spec, &one.tally);
+		if (!anchor_refuted(&one.tally))
+			rank(c->out, &one);
+		return;
+	}
+	bool any = false, missing_tried = false;
+	for (int i = 0; i < s->nmembers; i++) {
+		bool missing = !s->members[i].path;
+		if (taken[i] || (missing && missing_tried))
+			continue;
+		any = true;
+		missing_tried |= missing;
+		taken[i] = true;
+		spec->order[role] = missing ? SPEC_MISSING : i;
+		complete_orders(c, spec, taken);
+		taken[i] = false;
+	}
+	if (!any) {          /* fewer members given than roles: one not given at all */
+		spec->order[role] = SPEC_MISSING;
+		complete_orders(c, spec, taken);
+	}
+	spec->order[role] = PROBE_UNKNOWN;
+}
+
+/* Runs complete_orders over one pinned geometry; returns the orders
+ * (counting stops past MAX_ORDERS). */
+static long complete_pinned(struct run *run, const struct fs_primary *p, const struct pinned *pin,
+			    struct ranking *out)
+{
+	struct completing c = { run, p, out, 0, MAX_ORDERS };
+	struct geometry_spec spec = pin->spec;
+	bool taken[ST_MAX_DISKS] = { false };
+
+	for (int role = 0; role < spec.raid_disks; role++)
+		if (spec.order[role] >= 0)
+			taken[spec.order[role]] = true;
+	complete_orders(&c, &spec, taken);
+	return c.orders;
+}
+
+/* Sorts by merit, best first, keeping the order of trying among equals. */
+static void sort_pinned(struct pinned *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && merit(&v[j - 1].tally) < merit(&v[j].tally); j--) {
+			struct pinned swap = v[j - 1];
+			v[j - 1] = v[j];
+			v[j] = swap;
+		}
+}
+
 /* Every chunk and layout partial leaves open, its order decided by the
- * anchors; the best few completed and scored. */
+ * anchors as far as they go.  The best few are completed every way, and
+ * with roles absent the others too while MORE_ORDERS lasts: a partial
+ * pin's merit then weighs little (anchors that fit without deciding a role
+ * count as hits, and where they decide no role every layout ties), the
+ * complete orders' merits compare.  Those the anchors like best are read
+ * through libext2fs and scored. */
 static int expand(struct run *run, const struct fs_primary *p, const struct probe_candidate *parent,
 		  const struct geometry_spec *partial)
 {
 	struct layouts ls = level_layouts(partial->level);
-	struct pinned best[KEEP_PINNED];
-	int nbest = 0, scored = 0;
+	int npairs = 0, scored = 0;
 
 	if (!ls.n)
 		return 0;
+	struct pinned *pairs = malloc(sizeof(*pairs) * MAX_PAIRS);
+	struct ranking kept = { malloc(sizeof(*kept.best) * SCORED_MAX), 0, SCORED_MAX };
+	if (!pairs || !kept.best)
+		goto out;
 	for (uint32_t chunk = MIN_CHUNK; chunk <= MAX_CHUNK; chunk *= 2) {
 		if (partial->chunk_sectors && chunk != partial->chunk_sectors)
 			continue;
-		for (int l = 0; l < ls.n; l++) {
+		for (int l = 0; l < ls.n && npairs < MAX_PAIRS; l++) {
 			if (!layout_open(partial) && ls.list[l] != partial->layout)
 				continue;
-			struct geometry_spec g = *partial;
-			struct pin_tally t;
-			g.chunk_sectors = chunk;
-			g.layout = ls.list[l];
-			g.data_offset = p->data_offset;
-			g.size = capacity(run->s, p->data_offset);
-			g.size -= g.size % chunk;
-			if (anchor_pin(run->s, p, &g, &t) && leftover_roles(run->s, &g) <= MAX_LEFTOVER)
-				keep(best, &nbest, &g, &t);
+			struct pinned *one = &pairs[npairs];
+			one->spec = *partial;
+			one->spec.chunk_sectors = chunk;
+			one->spec.layout = ls.list[l];
+			one->spec.data_offset = p->data_offset;
+			one->spec.size = capacity(run->s, p->data_offset);
+			one->spec.size -= one->spec.size % chunk;
+			if (anchor_pin(run->s, p, &one->spec, &one->tally) &&
+			    complete_pinned(run, p, one, NULL) <= MAX_ORDERS)
+				npairs++;
 		}
 	}
-	for (int k = 0; k < nbest; k++) {
-		bool taken[ST_MAX_DISKS] = { false };
-		for (int role = 0; role < best[k].spec.raid_disks; role++)
-			if (best[k].spec.order[role] >= 0)
-				taken[best[k].spec.order[role]] = true;
-		best[k].spec.size = 0;
-		scored += fill_leftovers(run, p, parent, &best[k].spec, &best[k].tally, taken);
+	/* roles absent hold anchors no member shows: fewer roles are pinned,
+	 * and orders tie that only libext2fs, reading through P and Q, tells
+	 * apart */
+	bool absent = probe_absent(run->s, partial->raid_disks) > 0;
+	sort_pinned(pairs, npairs);
+	long budget = MORE_ORDERS;
+	for (int k = 0; k < npairs; k++) {
+		long orders = complete_pinned(run, p, &pairs[k], NULL);
+		if (k >= KEEP_PINNED && (!absent || orders > budget))
+			continue;
+		budget -= orders;
+		complete_pinned(run, p, &pairs[k], &kept);
 	}
+	for (int k = 0; k < kept.n && (absent || k < KEEP_SCORED); k++) {
+		if (k >= KEEP_SCORED && merit(&kept.best[k].tally) < merit(&kept.best[KEEP_SCORED - 1].tally))
+			break;
+		kept.best[k].spec.size = 0;
+		scored += score_and_add(run, p, parent, &kept.best[k].spec, &kept.best[k].tally);
+	}
+out:
+	free(pairs);
+	free(kept.best);
 	return scored;
 }
 

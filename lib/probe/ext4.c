@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "probe/ext4.h"
+#include "raid/parity.h"
 #include "util/endian.h"
 
 #define SB(field) offsetof(struct ext2_super_block, field)
@@ -87,6 +88,23 @@ bool ext4_sb_parse(const uint8_t *raw, struct ext4_sb *sb)
 	if (sb->csum && crc32c(~0u, raw, SB(s_checksum)) != get_le32(raw + SB(s_checksum)))
 		return false;
 	return true;
+}
+
+bool ext4_sb_parse_scaled(const uint8_t *raw, int power, struct ext4_sb *sb)
+{
+	uint8_t plain[EXT4_SB_BYTES];
+	int log = md_gf_log(raw[SB(s_magic)]);
+
+	if (log < 0)
+		return false;
+	int found = (log - md_gf_log(EXT2_SUPER_MAGIC & 0xff) + 255) % 255;
+	if ((power >= 0 && found != power % 255) ||
+	    raw[SB(s_magic) + 1] != md_gf_mul(md_gf_exp(found), EXT2_SUPER_MAGIC >> 8))
+		return false;
+	uint8_t undo = md_gf_exp(255 - found);
+	for (size_t k = 0; k < sizeof(plain); k++)
+		plain[k] = md_gf_mul(raw[k], undo);
+	return ext4_sb_parse(plain, sb);
 }
 
 bool ext4_same_fs(const struct ext4_sb *a, const struct ext4_sb *b)

@@ -40,6 +40,11 @@ struct ext4_desc {
  * with metadata_csum, a checksum that verifies.  false when it is none. */
 bool ext4_sb_parse(const uint8_t *raw, struct ext4_sb *sb);
 
+/* The same for raw holding a superblock times g^power in md's GF(2^8), as
+ * a RAID6's Q holds the one block in use of a row otherwise empty (power
+ * its syndrome slot); with power < 0, whatever power the magic shows. */
+bool ext4_sb_parse_scaled(const uint8_t *raw, int power, struct ext4_sb *sb);
+
 bool ext4_same_fs(const struct ext4_sb *a, const struct ext4_sb *b);
 
 /* Does group g keep a superblock copy (group 0 always; sparse_super groups

@@ -80,3 +80,30 @@ same_shape() {
 	assert_equal "$(answer_roles)" m0.img:missing:m2.img:missing
 	assert_equal "$(answer_sha)" "$(cat "$a/array.sha256")"
 }
+
+@test "probe finds a RAID6 of four missing two members where the anchors decide no role, every chunk and layout they leave tied read through" {
+	local a=$BATS_TEST_TMPDIR/a
+	# parity-last: data on roles 0 and 1, P and Q on 2 and 3; with roles 1
+	# and 3 gone P equals data chunk 0 wherever chunk 1 is empty, so every
+	# anchor has two holders and the anchors fit every layout alike.
+	# parity-first with P on m2 lays every block where this does (Q and
+	# data chunk 1 both gone): either name is the array
+	degraded_array "$a" 16M -l 6 -n 4 -c 8K -p parity-last
+	run --separate-stderr stripe-probe --json missing "$a/m2.img" missing "$a/m0.img"
+	assert_success
+	assert_regex "$(answer)" ' level=6,chunk=8K,layout=parity-(last|first),data-offset=2048s,'
+	assert_equal "$(answer_sha)" "$(cat "$a/array.sha256")"
+}
+
+@test "probe finds a RAID6 whose ext4 superblocks all lie on its two missing members, by a backup's copy in Q times its syndrome coefficient" {
+	local a=$BATS_TEST_TMPDIR/a
+	# right-symmetric-6 of 7 with 256K chunks and 1K blocks: the primary and
+	# every backup (groups 1, 3, 5, 7, 9) fall on roles 1 and 3; group 9's
+	# row is otherwise empty, so Q (role 6) holds its copy times g^1
+	degraded_array "$a" 16M -l 6 -n 7 -c 256K -p right-symmetric-6
+	run --separate-stderr stripe-probe --json "$a/m6.img" missing "$a/m4.img" "$a/m0.img" missing "$a/m2.img" "$a/m5.img"
+	assert_success
+	same_shape "$a"
+	assert_equal "$(answer_roles)" m0.img:missing:m2.img:missing:m4.img:m5.img:m6.img
+	assert_equal "$(answer_sha)" "$(cat "$a/array.sha256")"
+}

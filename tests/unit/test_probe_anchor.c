@@ -6,7 +6,8 @@
  * holds data chunk 0.  Row 0's other chunks made zero where the superblock
  * lies, so P holds a copy of it: no evidence either; with every member
  * given it still gives role 1 its member.  And with no primary superblock
- * left in the sample, the backups stand for it. */
+ * left in the sample, the backups stand for it; a
+ * superblock times g^slot, as a RAID6's Q holds one, reads as itself. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "probe/anchor.h"
 #include "probe/backup.h"
+#include "raid/parity.h"
 #include "ext4_array.h"
 #include "tap.h"
 
@@ -275,6 +277,33 @@ static void parity_lookalike_is_no_data_evidence(void)
 	unsample(&p);
 }
 
+/* Role 1's superblock (data chunk 0 is there) times g^3: read at power 3
+ * or any power it is the same superblock; at another power, or changed in
+ * one byte, it is none. */
+static void scaled_superblock_reads_as_itself(void)
+{
+	uint8_t raw[EXT4_SB_BYTES], times[EXT4_SB_BYTES];
+	struct ext4_sb sb, got;
+	int fd = open(paths[1], O_RDONLY);
+	bool read = fd >= 0 && pread(fd, raw, sizeof(raw), DATA_OFFSET * 512 + EXT4_SB_OFFSET) == sizeof(raw) &&
+		    ext4_sb_parse(raw, &sb);
+
+	if (fd >= 0)
+		close(fd);
+	ok(read, "role 1 holds the primary superblock");
+	for (size_t k = 0; k < sizeof(raw); k++)
+		times[k] = md_gf_mul(raw[k], md_gf_exp(3));
+	ok(!ext4_sb_parse(times, &got), "times g^3 it is no superblock as it stands");
+	ok(ext4_sb_parse_scaled(times, 3, &got) && ext4_same_fs(&got, &sb) && got.group == 0,
+	   "read at power 3 it is the same superblock");
+	ok(ext4_sb_parse_scaled(times, -1, &got) && ext4_same_fs(&got, &sb), "and at whatever power the magic shows");
+	ok(!ext4_sb_parse_scaled(times, 2, &got), "at power 2 it is none");
+	ok(ext4_sb_parse_scaled(raw, -1, &got) && !ext4_sb_parse_scaled(raw, 1, &got),
+	   "the plain superblock reads at power 0 only");
+	times[100] ^= 1;
+	ok(!ext4_sb_parse_scaled(times, 3, &got), "one byte changed, its checksum fails");
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -287,6 +316,7 @@ int main(void)
 	parity_copy_is_no_data_evidence();
 	data_member_given_pins_its_role();
 	backups_stand_for_the_primary();
+	scaled_superblock_reads_as_itself();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "test_probe_anchor: %s left behind\n", dir);
