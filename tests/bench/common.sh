@@ -48,6 +48,9 @@ paired_ratio() {
 	}' | median | awk '{ printf "%.2f", $1 }'
 }
 
+# ms_list NS...: the samples in milliseconds, in the order taken
+ms_list() { printf '%s\n' "$@" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 / 1e6 }'; }
+
 # gbs_ns BYTES NS: the rate in GB/s (10^9 bytes), two decimals.
 gbs_ns() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / ns }'; }
 
