@@ -207,6 +207,7 @@ check-probe: deps
 	@tests/probe/matrix
 
 bench: deps
+	@tools/stripe-deps bench
 	@$(MAKE) --no-print-directory all $(BENCHES) $(BENCH_AIDS)
 	@tests/bench/run "$(CURDIR)"
 
