@@ -21,20 +21,30 @@ md_ready() {
 # make check-md runs its spec files side by side, and each boot emulates a
 # CPU: more of them at once than the machine has CPUs only makes each one
 # slower, towards its time-out.  The places are locks on files (flock -n,
-# as util-linux's tests take their resources); 75 is flock's answer when
-# the place is taken.
+# as util-linux's tests take their resources).  Those waiting queue on one
+# more lock, blocked, so that only the first of them looks for a free place
+# (twice a second): a dozen spec files polling the places took a tenth of
+# a CPU each, a good part of the run.
 MD_VM_SLOTS=${MD_VM_SLOTS:-$(nproc)}
 MD_LOCKS=${MD_LOCKS:-$TOP/build/md-locks}
 vm_slot() {
-	local i rc
+	local i rc queue place
 	mkdir -p "$MD_LOCKS"
+	exec {queue}> "$MD_LOCKS/queue"
+	flock "$queue"
 	while :; do
 		for ((i = 0; i < MD_VM_SLOTS; i++)); do
-			flock -n -E 75 "$MD_LOCKS/vm$i" "$@"
-			rc=$?
-			[ $rc = 75 ] || return $rc
+			exec {place}> "$MD_LOCKS/vm$i"
+			if flock -n "$place"; then
+				exec {queue}>&-
+				"$@" {place}>&-
+				rc=$?
+				exec {place}>&-
+				return $rc
+			fi
+			exec {place}>&-
 		done
-		sleep 0.2
+		sleep 0.5
 	done
 }
 
