@@ -251,8 +251,8 @@ static int weigh_copies(struct probe_outcome *o, struct diag *d)
 			continue;
 		if (copies_check_layout(&o->sample, &g, c->spec.order, c->spec.data_offset, &cc, d) < 0)
 			return -1;
-		if (cc.rows < VERIFY_MIN_ROWS)
-			continue;
+		if (cc.rows == 0)
+			continue;    /* a few blocks all equal bound nothing; one differing copy speaks */
 		double share = (double)cc.matched / cc.rows;
 		bool fits = cc.matched >= COPIES_FIT * cc.rows;
 		if (!fits)
