@@ -7,7 +7,7 @@
 #include "probe/blocks.h"
 #include "probe/copies.h"
 
-#define COPY_FIT 0.99                 /* share of rows two mirrors must agree in */
+#define COPY_FIT COPIES_FIT
 #define MIN_ROWS 4
 #define MAX_OFFSET_CHUNK (512u << 10)
 #define FAR_SPAN (2304u << 10)        /* how far before the middle a far copy may start */

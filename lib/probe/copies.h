@@ -11,6 +11,7 @@
 #include "probe/probe.h"
 
 #define COPIES_MAX 32                 /* members compared pair by pair */
+#define COPIES_FIT 0.99               /* share of blocks two copies must agree in */
 
 /* Blocks of a and b at one offset, over the sample's rows with data. */
 struct pair_count {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "md/layout.h"
+#include "probe/copies.h"
 #include "probe/evidence.h"
 #include "probe/search.h"
 #include "probe/shape.h"
@@ -230,6 +231,40 @@ static int weigh_parity(struct probe_outcome *o, struct diag *d)
 	return 0;
 }
 
+/* Each complete RAID10 candidate's copies compared on the sampled blocks:
+ * the filesystem reads alike through a RAID10 near=2 whose first copies
+ * are a RAID6's data members with P and Q fixed (parity-last, parity-first
+ * and their -6 twins on 4 members) or whose rows mostly leave one data
+ * chunk empty, so content alone cannot refute it; its copies can.  The
+ * share of blocks whose copy is equal bounds its score, halved when more
+ * than 1 % differ: md keeps copies equal, and the mirror evidence proposes
+ * no layout whose copies differ so (the check stops once they do). */
+static int weigh_copies(struct probe_outcome *o, struct diag *d)
+{
+	for (int i = 0; i < o->result.ncand; i++) {
+		struct probe_candidate *c = &o->result.cand[i];
+		struct geometry g;
+		struct copy_check cc;
+		if (c->spec.level != MD_LEVEL_RAID10 || !probe_candidate_complete(c) || !c->spec.size ||
+		    geometry_init(&g, c->spec.level, c->spec.layout, c->spec.raid_disks, c->spec.chunk_sectors,
+				  c->spec.size, NULL, NULL) < 0)
+			continue;
+		if (copies_check_layout(&o->sample, &g, c->spec.order, c->spec.data_offset, &cc, d) < 0)
+			return -1;
+		if (cc.rows == 0)
+			continue;    /* a few blocks all equal bound nothing; one differing copy speaks */
+		double share = (double)cc.matched / cc.rows;
+		bool fits = cc.matched >= COPIES_FIT * cc.rows;
+		if (!fits)
+			share /= 2;
+		if (share < c->score)
+			c->score = share;
+		probe_candidate_evidence(c, "copies compared where this layout keeps them: %d/%d blocks sampled equal%s",
+					 cc.matched, cc.rows, fits ? "" : ", too few for copies md keeps");
+	}
+	return 0;
+}
+
 /* The chunk sizes tried when no candidate stands out: md's 4 KiB to 1 MiB;
  * and the layout numbers, each tried where md takes it for the level. */
 #define RETRY_CHUNK_FIRST 8u
@@ -308,7 +343,8 @@ static int gather(struct probe_outcome *o, const struct probe_hints *h, struct d
 	keep_hinted(&o->result, h);
 	for (int i = 0; i < o->result.ncand; i++)
 		probe_candidate_finish(&o->result.cand[i], o->members, h);
-	if (probe_continuity(&o->sample, h, &o->result, d) < 0 || weigh_parity(o, d) < 0)
+	if (probe_continuity(&o->sample, h, &o->result, d) < 0 || weigh_parity(o, d) < 0 ||
+	    weigh_copies(o, d) < 0)
 		return -1;
 	merge_alike(&o->result);
 	return 0;

@@ -95,3 +95,17 @@ reads_back() {
 @test "a zeroed raid5 holding an ext4 (made by md): P placed where file tails leave zero sectors, md's bytes read back" {
 	reads_back r5-4d-ext4
 }
+
+@test "a raid10 reading the same ext4 as a re-created raid6 of 4 with P and Q fixed is refuted by its copies" {
+	plain_suite_only
+	local d=$BATS_TEST_TMPDIR/r6pl
+	"$TOP/tests/probe/make-ext4-array" "$d" 32M -l 6 -n 4 -c 1M -p parity-last > /dev/null
+	stripe-create -q --force --assume-clean -l 6 -n 4 -c 64K -p parity-last "$d"/m1.img "$d"/m2.img "$d"/m3.img "$d"/m0.img 2> /dev/null
+	run -0 stripe-probe -q --json="$d/p.json" "$d"/m*.img
+	# the data members read as a raid10 near=2's first copies: content proposes it
+	run jq '[.candidates[] | select(.level == 10)] | length' "$d/p.json"
+	[ "$output" -gt 0 ]
+	run jq '[.candidates[] | select(.level == 10) | select(.confidence_percent > 50 or
+		(any(.evidence[]; startswith("copies compared")) | not))] | length' "$d/p.json"
+	[ "$output" -eq 0 ]
+}
