@@ -14,7 +14,7 @@ load helpers
 VM_SCRIPT=$BATS_TEST_DIRNAME/nbd-mkfs.vm.sh
 
 setup_file() {
-	local pid rc i
+	local pid rc
 	md_there || return 0
 	command -v nbdkit > /dev/null || return 0
 	W=$BATS_FILE_TMPDIR
@@ -24,7 +24,7 @@ setup_file() {
 	nbdkit -f -U "$W/sock" -P "$W/pid" "${BIN%/bin}/plugin/nbdkit-stripe-plugin.so" "$W"/m{0,1,2,3}.img \
 		2> "$W/nbdkit.err" &
 	pid=$!
-	for i in $(seq 100); do [ -s "$W/pid" ] && break; sleep 0.1; done
+	appears "$W/pid" "$pid" || true
 	# 64K chunks of 4K blocks, three data members: stride 16, width 48
 	vm_run --mem 256 --timeout 300 --disk-nbd "$W/sock" -- "$VM_SCRIPT" mkfs 16 48 > "$W/served.txt" 2>&1 || true
 	kill "$pid"
