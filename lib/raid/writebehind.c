@@ -113,6 +113,19 @@ static void wait_for_neighbours(struct writebehind *wb)
 			break;
 }
 
+/* n writes are done and their buffers free: wakes as many of the callers
+ * waiting for a buffer (each wake-up costs a context switch, and nbdkit
+ * has dozens of threads waiting when the queue is full: a broadcast woke
+ * them all for one buffer), and whoever waits for the queue to empty
+ * once it is.  With mu. */
+static void made_room(struct writebehind *wb, int n)
+{
+	while (n-- > 0)
+		pthread_cond_signal(&wb->room);
+	if (!wb->inflight && wb->flushing)
+		pthread_cond_broadcast(&wb->drained);
+}
+
 /* Takes the head of the queue and every queued write that extends it at
  * either end (two halves of one request come in either order), and writes
  * them as one, until the queue is empty and the writer is told to stop. */
@@ -135,7 +148,7 @@ static void *writer_thread(void *arg)
 		write_run(wb, run, len);
 		pthread_mutex_lock(&wb->mu);
 		wb->inflight -= n;
-		pthread_cond_broadcast(&wb->drained);
+		made_room(wb, n);
 	}
 	pthread_mutex_unlock(&wb->mu);
 	return NULL;
@@ -158,6 +171,7 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
 	pthread_cond_init(&wb->queued, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&wb->drained, NULL);
+	pthread_cond_init(&wb->room, NULL);
 	atomic_init(&wb->failed, false);
 	if (spares_make(&wb->spares, cfg->depth, cfg->write_max) < 0)
 		rc = diag_fail(d, "cannot start the writer thread: out of memory for %d buffers of %zu bytes",
@@ -166,6 +180,7 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
 		rc = diag_fail(d, "cannot start the writer thread");
 	if (rc < 0) {
 		spares_free(&wb->spares);
+		pthread_cond_destroy(&wb->room);
 		pthread_cond_destroy(&wb->drained);
 		pthread_cond_destroy(&wb->queued);
 		pthread_mutex_destroy(&wb->mu);
@@ -183,6 +198,7 @@ void writebehind_stop(struct writebehind *wb)
 	pthread_mutex_unlock(&wb->mu);
 	pthread_join(wb->writer, NULL);
 	spares_free(&wb->spares);
+	pthread_cond_destroy(&wb->room);
 	pthread_cond_destroy(&wb->drained);
 	pthread_cond_destroy(&wb->queued);
 	pthread_mutex_destroy(&wb->mu);
@@ -200,7 +216,7 @@ struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, si
 		return NULL;         /* the spare buffers hold no more */
 	pthread_mutex_lock(&wb->mu);
 	while (wb->inflight >= wb->cfg.depth || !wb->spares.free)
-		pthread_cond_wait(&wb->drained, &wb->mu);
+		pthread_cond_wait(&wb->room, &wb->mu);
 	wb->inflight++;
 	w = spares_pop(&wb->spares);
 	for (i = 0; wb->incoming[i].len; i++)
@@ -236,7 +252,7 @@ void writebehind_cancel(struct writebehind *wb, struct queued_write *w)
 	received(wb, w);
 	spares_put(&wb->spares, w);
 	wb->inflight--;
-	pthread_cond_broadcast(&wb->drained);
+	made_room(wb, 1);
 	pthread_mutex_unlock(&wb->mu);
 }
 

@@ -32,7 +32,8 @@ struct writebehind {
 	struct writebehind_config cfg;
 	pthread_mutex_t mu;          /* guards all below but failed */
 	pthread_cond_t queued;       /* a write came, or someone waits for the queue to empty */
-	pthread_cond_t drained;      /* a write is on the members, or a buffer is free again */
+	pthread_cond_t drained;      /* the queue is empty, for those who wait for that */
+	pthread_cond_t room;         /* a buffer is free again */
 	struct spares spares;
 	struct writeq queue;         /* of struct queued_write */
 	int inflight;                /* taken in, queued or being written */
