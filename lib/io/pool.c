@@ -80,16 +80,23 @@ void pool_start(struct pool *pl, int n, int workers)
 	}
 }
 
+void pool_run_here(struct pool *pl, void (*run)(void *item), void *items, size_t size)
+{
+	int i;
+
+	for (i = 0; i < pl->n; i++)
+		run((char *)items + (size_t)i * size);
+}
+
 void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t size)
 {
 	int i;
 
-	pl->busy = true;
 	if (!pl->threaded) {
-		for (i = 0; i < pl->n; i++)
-			run((char *)items + (size_t)i * size);
+		pool_run_here(pl, run, items, size);
 		return;
 	}
+	pl->busy = true;
 	pl->run = run;
 	pl->items = items;
 	pl->size = size;

@@ -44,5 +44,8 @@ void pool_stop(struct pool *pl);
  * collects the job.  One job at a time. */
 void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t size);
 void pool_wait(struct pool *pl);
+/* Runs items[0..n-1] in the caller, one after the other: a small job's
+ * I/O costs less than waking a worker for it. */
+void pool_run_here(struct pool *pl, void (*run)(void *item), void *items, size_t size);
 
 #endif
