@@ -113,15 +113,48 @@ static void wait_for_neighbours(struct writebehind *wb)
 			break;
 }
 
-/* n writes are done and their buffers free: wakes as many of the callers
- * waiting for a buffer (each wake-up costs a context switch, and nbdkit
- * has dozens of threads waiting when the queue is full: a broadcast woke
- * them all for one buffer), and whoever waits for the queue to empty
- * once it is.  With mu. */
-static void made_room(struct writebehind *wb, int n)
+/* Room for one more write taken in.  With mu. */
+static bool has_room(const struct writebehind *wb)
 {
-	while (n-- > 0)
-		pthread_cond_signal(&wb->room);
+	return wb->inflight < wb->cfg.depth && wb->spares.free;
+}
+
+/* A free buffer for the write of len bytes at off, listed as incoming
+ * until its bytes are in or it is handed back, so that the writer may wait
+ * for it to merge.  With mu, and room. */
+static struct queued_write *take_buffer(struct writebehind *wb, uint64_t off, size_t len)
+{
+	struct queued_write *w = spares_pop(&wb->spares);
+	int i;
+
+	wb->inflight++;
+	for (i = 0; wb->incoming[i].len; i++)
+		;                    /* one free slot per buffer taken */
+	wb->incoming[i] = (struct writeq_item){ .off = off, .len = len };
+	*w = (struct queued_write){ .q = { .off = off, .len = len }, .slot = i };
+	return w;
+}
+
+/* Writes are done and their buffers free: each goes to the caller that
+ * has waited longest, woken alone.  In turn, because a buffer taken by
+ * whichever waiter woke first went to requests that came later, and the
+ * queue held writes far apart instead of runs (nbdcopy's requests into
+ * rows they do not fill were then written one by one, each row read
+ * back); alone, because nbdkit has dozens of threads waiting when the
+ * queue is full, and a broadcast's context switches were half the
+ * plugin's CPU.  Whoever waits for the queue to empty is woken once it
+ * is.  With mu. */
+static void made_room(struct writebehind *wb)
+{
+	while (wb->waiters && has_room(wb)) {
+		struct buffer_waiter *bw = wb->waiters;
+
+		wb->waiters = bw->next;
+		if (!wb->waiters)
+			wb->waiters_tail = &wb->waiters;
+		bw->w = take_buffer(wb, bw->off, bw->len);
+		pthread_cond_signal(&bw->turn);
+	}
 	if (!wb->inflight && wb->flushing)
 		pthread_cond_broadcast(&wb->drained);
 }
@@ -148,7 +181,7 @@ static void *writer_thread(void *arg)
 		write_run(wb, run, len);
 		pthread_mutex_lock(&wb->mu);
 		wb->inflight -= n;
-		made_room(wb, n);
+		made_room(wb);
 	}
 	pthread_mutex_unlock(&wb->mu);
 	return NULL;
@@ -171,7 +204,7 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
 	pthread_cond_init(&wb->queued, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&wb->drained, NULL);
-	pthread_cond_init(&wb->room, NULL);
+	wb->waiters_tail = &wb->waiters;
 	atomic_init(&wb->failed, false);
 	if (spares_make(&wb->spares, cfg->depth, cfg->write_max) < 0)
 		rc = diag_fail(d, "cannot start the writer thread: out of memory for %d buffers of %zu bytes",
@@ -180,7 +213,6 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
 		rc = diag_fail(d, "cannot start the writer thread");
 	if (rc < 0) {
 		spares_free(&wb->spares);
-		pthread_cond_destroy(&wb->room);
 		pthread_cond_destroy(&wb->drained);
 		pthread_cond_destroy(&wb->queued);
 		pthread_mutex_destroy(&wb->mu);
@@ -198,33 +230,31 @@ void writebehind_stop(struct writebehind *wb)
 	pthread_mutex_unlock(&wb->mu);
 	pthread_join(wb->writer, NULL);
 	spares_free(&wb->spares);
-	pthread_cond_destroy(&wb->room);
 	pthread_cond_destroy(&wb->drained);
 	pthread_cond_destroy(&wb->queued);
 	pthread_mutex_destroy(&wb->mu);
 	free(wb->incoming);
 }
 
-/* The write is listed as incoming until its bytes are in or it is handed
- * back, so that the writer may wait for it to merge. */
 struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, size_t len)
 {
-	struct queued_write *w;
-	int i;
+	struct buffer_waiter me = { .off = off, .len = len };
 
 	if (len > wb->cfg.write_max)
 		return NULL;         /* the spare buffers hold no more */
 	pthread_mutex_lock(&wb->mu);
-	while (wb->inflight >= wb->cfg.depth || !wb->spares.free)
-		pthread_cond_wait(&wb->room, &wb->mu);
-	wb->inflight++;
-	w = spares_pop(&wb->spares);
-	for (i = 0; wb->incoming[i].len; i++)
-		;                    /* one free slot per buffer taken */
-	wb->incoming[i] = (struct writeq_item){ .off = off, .len = len };
-	*w = (struct queued_write){ .q = { .off = off, .len = len }, .slot = i };
+	if (!wb->waiters && has_room(wb)) {
+		me.w = take_buffer(wb, off, len);
+	} else {
+		pthread_cond_init(&me.turn, NULL);
+		*wb->waiters_tail = &me;
+		wb->waiters_tail = &me.next;
+		while (!me.w)
+			pthread_cond_wait(&me.turn, &wb->mu);
+		pthread_cond_destroy(&me.turn);
+	}
 	pthread_mutex_unlock(&wb->mu);
-	return w;
+	return me.w;
 }
 
 /* The write's bytes are in its buffer: no longer incoming.  With mu. */
@@ -252,7 +282,7 @@ void writebehind_cancel(struct writebehind *wb, struct queued_write *w)
 	received(wb, w);
 	spares_put(&wb->spares, w);
 	wb->inflight--;
-	made_room(wb, 1);
+	made_room(wb);
 	pthread_mutex_unlock(&wb->mu);
 }
 
