@@ -49,31 +49,90 @@ static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
 	return (long long)done;
 }
 
-/* Writes a run of queued writes (linked by next, ending with NULL) as one,
- * then lets go of their rows and buffers. */
-static void write_run(struct writebehind *wb, struct queued_write *first, uint64_t len)
+/* Of the write w, which the writer wrote up to array byte end: what is
+ * left, moved to the start of its buffer; 0 when all of it is written. */
+static uint64_t left_after(struct queued_write *w, uint64_t end)
+{
+	uint64_t done;
+
+	w->at = 0;
+	if (w->q.off + w->q.len <= end)
+		return 0;
+	done = w->q.off < end ? end - w->q.off : 0;
+	if (done) {
+		memmove(w->data, w->data + done, (size_t)(w->q.len - done));
+		w->q.off += done;
+		w->q.len -= done;
+	}
+	return w->q.len;
+}
+
+/* Writes the first cut bytes of a run of queued writes (linked by next,
+ * ending with NULL, len bytes in all) as one, then lets go of the rows and
+ * buffers of those wholly written.  Returns the rest, their bytes from the
+ * cut on, linked in array order (NULL when none is left: all of the run
+ * was written, or the write failed), and in *done how many were let go. */
+static struct writeq_item *write_run(struct writebehind *wb, struct queued_write *first, uint64_t len,
+				     uint64_t cut, int *done)
 {
 	struct stripe_engine *e = engineset_take(wb->es);
 	struct queued_write *w = first, *next;
+	struct writeq_item *left = NULL, **tail = &left, *gone = NULL;
+	uint64_t end = first->q.off + cut;
 	struct diag d;
 	int rc;
 
 	/* one write alone is written from its buffer; a run of them is
 	 * gathered by copy_in_run */
-	rc = write_rows(wb, e, first->q.off, len, first->q.next ? NULL : first->data, copy_in_run, &w, &d);
+	rc = write_rows(wb, e, first->q.off, cut, first->q.next ? NULL : first->data, copy_in_run, &w, &d);
 	engineset_give(wb->es, e);
 	if (rc < 0) {
 		atomic_store(&wb->failed, true);
 		if (wb->cfg.failed)
 			wb->cfg.failed(wb->cfg.ctx, first->q.off, len, &d);
+		end = first->q.off + len;    /* what is left is dropped with the rest */
 	}
-	pthread_mutex_lock(&wb->mu);
+	/* the writer owns the run's buffers until they go back to the spares */
 	for (w = first; w; w = next) {
+		next = queued_write_of(w->q.next);
+		if (left_after(w, end)) {
+			*tail = &w->q;
+			tail = &w->q.next;
+		} else {
+			w->q.next = gone;
+			gone = &w->q;
+		}
+	}
+	*tail = NULL;
+	*done = 0;
+	pthread_mutex_lock(&wb->mu);
+	for (w = queued_write_of(gone); w; w = next) {
 		next = queued_write_of(w->q.next);
 		engineset_drop(wb->es, &w->hold);
 		spares_put(&wb->spares, w);
+		(*done)++;
 	}
 	pthread_mutex_unlock(&wb->mu);
+	return left;
+}
+
+/* How much of a run of len bytes at off to write now: all of it, but for
+ * a run that ends inside a stripe row and holds a row's end before that,
+ * only up to the last row end, while writes may still come (no one waits
+ * for the queue to empty).  The rest waits behind the writes queued for
+ * the write that ends its row, so that the row is written once, whole,
+ * rather than read back for each of two runs: sequential writers whose
+ * requests are not whole rows (nbdcopy's 256 KiB on rows of 192 KiB) send
+ * the next piece while the queue is full.  The rest is under a row, so a
+ * run of it alone is written whole: it never waits twice for nothing.
+ * With mu. */
+static uint64_t run_cut(const struct writebehind *wb, uint64_t off, uint64_t len)
+{
+	uint64_t u = wb->es->row_bytes, row_end = (off + len) / u * u;
+
+	if (u == 1 || row_end <= off || row_end == off + len || wb->flushing || wb->stopping)
+		return len;
+	return row_end - off;
 }
 
 /* Whether the writer should give a write being taken in a moment to
@@ -161,12 +220,14 @@ static void made_room(struct writebehind *wb)
 
 /* Takes the head of the queue and every queued write that extends it at
  * either end (two halves of one request come in either order), and writes
- * them as one, until the queue is empty and the writer is told to stop. */
+ * them as one (a partial row at its end perhaps put back for later), until
+ * the queue is empty and the writer is told to stop. */
 static void *writer_thread(void *arg)
 {
 	struct writebehind *wb = arg;
 	struct queued_write *run;
-	uint64_t len;
+	struct writeq_item *left;
+	uint64_t len, cut;
 	int n;
 
 	pthread_mutex_lock(&wb->mu);
@@ -177,9 +238,11 @@ static void *writer_thread(void *arg)
 			break;
 		wait_for_neighbours(wb);
 		run = queued_write_of(writeq_take_run(&wb->queue, wb->cfg.merge_max, &n, &len));
+		cut = run_cut(wb, run->q.off, len);
 		pthread_mutex_unlock(&wb->mu);
-		write_run(wb, run, len);
+		left = write_run(wb, run, len, cut, &n);
 		pthread_mutex_lock(&wb->mu);
+		writeq_put_back(&wb->queue, left);
 		wb->inflight -= n;
 		made_room(wb);
 	}

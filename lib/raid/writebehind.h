@@ -2,7 +2,9 @@
  * thread that puts them on the members in order.  A queued write holds
  * its stripe rows until it is written, so later reads of them wait for
  * it; writes that meet end to end are written as one, so that the rows
- * they share are written whole, without reading them back. */
+ * they share are written whole, without reading them back, and the part
+ * of a run in the row it ends in waits for the write that ends that row
+ * while others are queued. */
 #ifndef STRIPE_WRITEBEHIND_H
 #define STRIPE_WRITEBEHIND_H
 
