@@ -138,8 +138,9 @@ static uint64_t run_cut(const struct writebehind *wb, uint64_t off, uint64_t len
 /* Whether the writer should give a write being taken in a moment to
  * arrive: the run it would write starts or ends inside a stripe row,
  * which would be read back to merge, and a write on its way starts or
- * ends right there (the halves of a large request come at once).  Never
- * while someone waits for the queue to empty.  With mu. */
+ * ends right there (the halves of a large request come at once); or the
+ * queue holds only the rest of a run it put back.  Never while someone
+ * waits for the queue to empty.  With mu. */
 static bool worth_waiting(const struct writebehind *wb)
 {
 	uint64_t u = wb->es->row_bytes, lo, hi;
@@ -147,6 +148,10 @@ static bool worth_waiting(const struct writebehind *wb)
 
 	if (u == 1 || wb->flushing || wb->stopping || !writeq_peek_run(&wb->queue, wb->cfg.merge_max, &lo, &hi))
 		return false;
+	/* the rest of a run put back, alone: the writer has nothing else to
+	 * do, and a sequential writer's next request is on its way */
+	if (wb->rest && wb->queue.head == wb->rest && !wb->rest->next)
+		return true;
 	for (i = 0; i < wb->cfg.depth; i++) {
 		const struct writeq_item *w = &wb->incoming[i];
 
@@ -239,10 +244,12 @@ static void *writer_thread(void *arg)
 		wait_for_neighbours(wb);
 		run = queued_write_of(writeq_take_run(&wb->queue, wb->cfg.merge_max, &n, &len));
 		cut = run_cut(wb, run->q.off, len);
+		wb->rest = NULL;
 		pthread_mutex_unlock(&wb->mu);
 		left = write_run(wb, run, len, cut, &n);
 		pthread_mutex_lock(&wb->mu);
 		writeq_put_back(&wb->queue, left);
+		wb->rest = left;
 		wb->inflight -= n;
 		made_room(wb);
 	}

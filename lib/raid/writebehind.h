@@ -50,6 +50,7 @@ struct writebehind {
 	struct writeq_item *incoming; /* writes being taken in, cfg.depth slots; len 0: free */
 	struct buffer_waiter *waiters, **waiters_tail; /* callers waiting for a buffer, first come first */
 	int flushing;                /* callers waiting for the queue to empty */
+	struct writeq_item *rest;    /* the rest of the last run, put back; NULL: none */
 	bool stopping;
 	pthread_t writer;
 	atomic_bool failed;
