@@ -84,6 +84,7 @@ void pool_run_here(struct pool *pl, void (*run)(void *item), void *items, size_t
 {
 	int i;
 
+	pl->busy = true;
 	for (i = 0; i < pl->n; i++)
 		run((char *)items + (size_t)i * size);
 }
@@ -96,7 +97,7 @@ void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t s
 		pool_run_here(pl, run, items, size);
 		return;
 	}
-	pl->busy = true;
+	pl->busy = pl->on_workers = true;
 	pl->run = run;
 	pl->items = items;
 	pl->size = size;
@@ -108,10 +109,10 @@ void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t s
 
 void pool_wait(struct pool *pl)
 {
-	if (pl->threaded && pl->busy)
+	if (pl->on_workers)
 		while (sem_wait(&pl->done) != 0)
 			;
-	pl->busy = false;
+	pl->busy = pl->on_workers = false;
 }
 
 int pool_cpus(void)

@@ -27,7 +27,9 @@ struct pool {
 	atomic_int next;             /* the next item to claim */
 	atomic_int pending;          /* items of the job still running */
 	sem_t done;                  /* posted by the worker that finishes a job */
-	bool threaded, busy;
+	bool threaded;
+	bool busy;                   /* a job submitted or run here, not yet collected */
+	bool on_workers;             /* that job is the workers' */
 	atomic_bool stop;            /* read by workers that may still be waking from the last job */
 	struct pool_worker *w;
 };

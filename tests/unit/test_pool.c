@@ -95,6 +95,9 @@ int main(void)
 		for (i = 0; i < ITEMS; i++)
 			here += atomic_load(&items[i].runs) == 1 && pthread_equal(items[i].by, pthread_self());
 		ok(here == ITEMS, "a job run here runs every item once, in the caller, with workers at hand");
+		ok(pl.busy, "and waits to be collected, as a job submitted does (a write's errors are read then)");
+		pool_wait(&pl);
+		ok(!pl.busy, "pool_wait collects it without waiting for the workers");
 		ok(jobs_run_once(&pl, ITEMS), "and the workers take the next job as before");
 	}
 	pool_stop(&pl);
