@@ -336,11 +336,11 @@ static void received(struct writebehind *wb, struct queued_write *w)
 
 void writebehind_queue(struct writebehind *wb, struct queued_write *w)
 {
-	pthread_mutex_lock(&wb->mu);
-	received(wb, w);
-	pthread_mutex_unlock(&wb->mu);
+	/* held first, outside mu (a read of the rows may hold them a while),
+	 * so that one taking of mu and one wake-up of the writer do the rest */
 	engineset_hold(wb->es, &w->hold, w->q.off, w->q.len, ROWS_WRITE);
 	pthread_mutex_lock(&wb->mu);
+	wb->incoming[w->slot].len = 0;
 	writeq_push(&wb->queue, &w->q);
 	pthread_cond_signal(&wb->queued);
 	pthread_mutex_unlock(&wb->mu);
