@@ -80,16 +80,24 @@ void pool_start(struct pool *pl, int n, int workers)
 	}
 }
 
-void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t size)
+void pool_run_here(struct pool *pl, void (*run)(void *item), void *items, size_t size)
 {
 	int i;
 
 	pl->busy = true;
+	for (i = 0; i < pl->n; i++)
+		run((char *)items + (size_t)i * size);
+}
+
+void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t size)
+{
+	int i;
+
 	if (!pl->threaded) {
-		for (i = 0; i < pl->n; i++)
-			run((char *)items + (size_t)i * size);
+		pool_run_here(pl, run, items, size);
 		return;
 	}
+	pl->busy = pl->on_workers = true;
 	pl->run = run;
 	pl->items = items;
 	pl->size = size;
@@ -101,10 +109,10 @@ void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t s
 
 void pool_wait(struct pool *pl)
 {
-	if (pl->threaded && pl->busy)
+	if (pl->on_workers)
 		while (sem_wait(&pl->done) != 0)
 			;
-	pl->busy = false;
+	pl->busy = pl->on_workers = false;
 }
 
 int pool_cpus(void)

@@ -27,7 +27,9 @@ struct pool {
 	atomic_int next;             /* the next item to claim */
 	atomic_int pending;          /* items of the job still running */
 	sem_t done;                  /* posted by the worker that finishes a job */
-	bool threaded, busy;
+	bool threaded;
+	bool busy;                   /* a job submitted or run here, not yet collected */
+	bool on_workers;             /* that job is the workers' */
 	atomic_bool stop;            /* read by workers that may still be waking from the last job */
 	struct pool_worker *w;
 };
@@ -44,5 +46,8 @@ void pool_stop(struct pool *pl);
  * collects the job.  One job at a time. */
 void pool_submit(struct pool *pl, void (*run)(void *item), void *items, size_t size);
 void pool_wait(struct pool *pl);
+/* Runs items[0..n-1] in the caller, one after the other: a small job's
+ * I/O costs less than waking a worker for it. */
+void pool_run_here(struct pool *pl, void (*run)(void *item), void *items, size_t size);
 
 #endif

@@ -22,7 +22,7 @@ static bool conflicts(const struct rangelock *l, uint64_t lo, uint64_t hi, int g
 	const struct range_hold *h;
 
 	for (h = l->held; h; h = h->next)
-		if (h->lo < hi && lo < h->hi && h->group != group)
+		if (h->lo < hi && lo < h->hi && (h->group != group || group == RANGE_ALONE))
 			return true;
 	return false;
 }

@@ -27,8 +27,12 @@ struct rangelock {
 void rangelock_init(struct rangelock *l);
 void rangelock_destroy(struct rangelock *l);
 
-/* Waits until [lo, hi) overlaps no hold of another group, then records h
- * as held. */
+/* The group of a hold that shares its range with no other hold, even of
+ * its own group. */
+#define RANGE_ALONE (-1)
+
+/* Waits until [lo, hi) overlaps no hold of another group (no hold at all
+ * for RANGE_ALONE), then records h as held. */
 void rangelock_take(struct rangelock *l, struct range_hold *h, uint64_t lo, uint64_t hi, int group);
 void rangelock_drop(struct rangelock *l, struct range_hold *h);
 

@@ -14,6 +14,11 @@ void writeq_push(struct writeq *q, struct writeq_item *it)
 	q->tail = it;
 }
 
+static bool overlaps(const struct writeq_item *a, const struct writeq_item *b)
+{
+	return a->off < b->off + b->len && b->off < a->off + a->len;
+}
+
 /* Whether it may be written before the writes queued ahead of it: none of
  * them overlaps it. */
 static bool may_jump(const struct writeq *q, const struct writeq_item *it)
@@ -21,7 +26,7 @@ static bool may_jump(const struct writeq *q, const struct writeq_item *it)
 	const struct writeq_item *e;
 
 	for (e = q->head; e != it; e = e->next)
-		if (e->off < it->off + it->len && it->off < e->off + e->len)
+		if (overlaps(e, it))
 			return false;
 	return true;
 }
@@ -100,4 +105,28 @@ struct writeq_item *writeq_take_run(struct writeq *q, uint64_t max, int *n, uint
 	}
 	*len = hi - lo;
 	return first;
+}
+
+void writeq_put_back(struct writeq *q, struct writeq_item *first)
+{
+	struct writeq_item *last = first, *e, *it;
+	bool behind = true;
+
+	if (!first)
+		return;
+	while (last->next)
+		last = last->next;
+	for (e = q->head; e && behind; e = e->next)
+		for (it = first; it && behind; it = it->next)
+			behind = !overlaps(e, it);
+	if (!q->head) {
+		q->head = first;
+		q->tail = last;
+	} else if (behind) {
+		q->tail->next = first;
+		q->tail = last;
+	} else {
+		last->next = q->head;
+		q->head = first;
+	}
 }

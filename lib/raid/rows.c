@@ -64,7 +64,7 @@ static void batch_submit(struct rows_engine *e, struct rows_batch *b, uint64_t p
 			memset(role_bad(e, b, i), 1, b->len / ROWS_PAGE);
 		}
 	}
-	pool_submit(&e->pool, member_io_run, b->io, sizeof(*b->io));
+	rows_engine_submit(e, member_io_run, b->io, sizeof(*b->io), b->len * (size_t)e->n);
 }
 
 /* Waits for b's reads.  Read errors are counted here, not by the workers,
@@ -163,6 +163,21 @@ static int batch_visit(struct rows_engine *e, struct rows_batch *b, struct diag 
 	return rc;
 }
 
+/* Image files' I/O is a copy to or from the page cache: for a job of a
+ * few hundred KiB (a served request's row) waking the workers and waiting
+ * for them cost more than the copy, and the caller does it at once.  Block
+ * devices' I/O waits on the disks, which work at once only when asked at
+ * once, so it always goes to the workers. */
+static size_t rows_here_bytes(const struct array *a)
+{
+	int i;
+
+	for (i = 0; i < a->nmembers; i++)
+		if (a->members[i].dev.is_blockdev)
+			return 0;
+	return ROWS_HERE_BYTES;
+}
+
 void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_bytes, int workers)
 {
 	memset(e, 0, sizeof(*e));
@@ -174,6 +189,15 @@ void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_byt
 	if (workers <= 0)
 		workers = rows_io_workers(a, pool_cpus());
 	pool_start(&e->pool, e->n, workers < e->n ? workers : e->n);
+	e->here_bytes = rows_here_bytes(a);
+}
+
+void rows_engine_submit(struct rows_engine *e, void (*run)(void *item), void *items, size_t size, size_t bytes)
+{
+	if (bytes <= e->here_bytes)
+		pool_run_here(&e->pool, run, items, size);
+	else
+		pool_submit(&e->pool, run, items, size);
 }
 
 int rows_io_workers(const struct array *a, int cpus)
@@ -293,7 +317,7 @@ static void batch_write(struct rows_engine *e, struct rows_batch *b)
 					       .write = true, .off = m ? m->sb.data_offset * 512 + b->pos : 0 };
 	}
 	b->len = len;
-	pool_submit(&e->pool, member_io_run, b->io, sizeof(*b->io));
+	rows_engine_submit(e, member_io_run, b->io, sizeof(*b->io), len * (size_t)e->n);
 }
 
 /* Waits for the write in flight, if any, and moves written on past it. */

@@ -22,6 +22,8 @@
  * read, one being handed out): a batch covers budget / (2 * members) bytes
  * of each member, so memory no longer grows with the member count. */
 #define ROWS_BUDGET (32u << 20)
+/* image files' member I/O jobs of no more bytes than this run in the caller */
+#define ROWS_HERE_BYTES (512u << 10)
 
 /* A member's share of one batch at most (and a window's share per
  * member): on a page-cached RAID6 4 MiB checked slower than 1 MiB (the
@@ -96,6 +98,7 @@ struct rows_engine {
 	uint8_t *beyond;                 /* per page of the piece being mended */
 	uint8_t *zero;                   /* a zero run of the longest piece (DDF slots) */
 	struct pool pool;                /* also for the caller's own jobs between walks */
+	size_t here_bytes;               /* jobs of no more bytes than this run in the caller */
 	struct rows_walk *w;             /* the walk under way */
 };
 
@@ -111,6 +114,9 @@ void rows_engine_start(struct rows_engine *e, struct array *a, size_t member_byt
  * threads than CPUs would only take turns at. */
 int rows_io_workers(const struct array *a, int cpus);
 void rows_engine_stop(struct rows_engine *e);
+/* Starts a job of member I/O moving bytes in all on the pool, or runs it
+ * at once in the caller when it is small; pool_wait collects it either way. */
+void rows_engine_submit(struct rows_engine *e, void (*run)(void *item), void *items, size_t size, size_t bytes);
 int rows_engine_walk(struct rows_engine *e, struct rows_walk *w, struct diag *d);
 
 /* The bytes of each member a batch covers for an array of n members with

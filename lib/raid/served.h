@@ -1,7 +1,7 @@
 /* served: an array served to requests from several threads, as stripe-map
  * serves its FUSE file and the nbdkit plugin its export: engines side by
- * side, writes answered once queued (write-behind), the failures that
- * decide the exit status, and the array dirty while served, clean after. */
+ * side, writes of whole rows done at once and the others answered once
+ * queued (write-behind), the failures that decide the exit status, and the array dirty while served, clean after. */
 #ifndef STRIPE_SERVED_H
 #define STRIPE_SERVED_H
 
@@ -64,9 +64,11 @@ int served_end(struct served *s);
  * (said; unserved set). */
 int served_read(struct served *s, void *buf, size_t len, uint64_t off);
 
-/* Queues len bytes from buf for writing at off (in pieces of at most
- * cfg.write_max), answered once queued; -1 (errno EIO) once a write failed,
- * or EINVAL when the range is outside the array. */
+/* Writes len bytes from buf at off: at once when they are whole stripe
+ * rows (every write, for the copy levels), their rows held against every
+ * other request; else queued (in pieces of at most cfg.write_max) and
+ * answered once queued.  -1 (errno EIO) when the write failed or once one
+ * did, or EINVAL when the range is outside the array. */
 int served_write(struct served *s, const void *buf, size_t len, uint64_t off);
 
 /* Waits until every queued write is on the members; -1 if one failed. */

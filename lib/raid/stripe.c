@@ -81,7 +81,7 @@ static int window_start(struct stripe_engine *e, struct window *w, uint64_t off,
 	}
 	if (window_plan(a, off, len, w->ms, write, d) < 0)
 		return -1;
-	pool_submit(&e->rows.pool, window_member_run, w->ms, sizeof(*w->ms));
+	rows_engine_submit(&e->rows, window_member_run, w->ms, sizeof(*w->ms), len);
 	return 0;
 }
 

@@ -49,38 +49,98 @@ static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
 	return (long long)done;
 }
 
-/* Writes a run of queued writes (linked by next, ending with NULL) as one,
- * then lets go of their rows and buffers. */
-static void write_run(struct writebehind *wb, struct queued_write *first, uint64_t len)
+/* Of the write w, which the writer wrote up to array byte end: what is
+ * left, moved to the start of its buffer; 0 when all of it is written. */
+static uint64_t left_after(struct queued_write *w, uint64_t end)
+{
+	uint64_t done;
+
+	w->at = 0;
+	if (w->q.off + w->q.len <= end)
+		return 0;
+	done = w->q.off < end ? end - w->q.off : 0;
+	if (done) {
+		memmove(w->data, w->data + done, (size_t)(w->q.len - done));
+		w->q.off += done;
+		w->q.len -= done;
+	}
+	return w->q.len;
+}
+
+/* Writes the first cut bytes of a run of queued writes (linked by next,
+ * ending with NULL, len bytes in all) as one, then lets go of the rows and
+ * buffers of those wholly written.  Returns the rest, their bytes from the
+ * cut on, linked in array order (NULL when none is left: all of the run
+ * was written, or the write failed), and in *done how many were let go. */
+static struct writeq_item *write_run(struct writebehind *wb, struct queued_write *first, uint64_t len,
+				     uint64_t cut, int *done)
 {
 	struct stripe_engine *e = engineset_take(wb->es);
 	struct queued_write *w = first, *next;
+	struct writeq_item *left = NULL, **tail = &left, *gone = NULL;
+	uint64_t end = first->q.off + cut;
 	struct diag d;
 	int rc;
 
 	/* one write alone is written from its buffer; a run of them is
 	 * gathered by copy_in_run */
-	rc = write_rows(wb, e, first->q.off, len, first->q.next ? NULL : first->data, copy_in_run, &w, &d);
+	rc = write_rows(wb, e, first->q.off, cut, first->q.next ? NULL : first->data, copy_in_run, &w, &d);
 	engineset_give(wb->es, e);
 	if (rc < 0) {
 		atomic_store(&wb->failed, true);
 		if (wb->cfg.failed)
 			wb->cfg.failed(wb->cfg.ctx, first->q.off, len, &d);
+		end = first->q.off + len;    /* what is left is dropped with the rest */
 	}
-	pthread_mutex_lock(&wb->mu);
+	/* the writer owns the run's buffers until they go back to the spares */
 	for (w = first; w; w = next) {
+		next = queued_write_of(w->q.next);
+		if (left_after(w, end)) {
+			*tail = &w->q;
+			tail = &w->q.next;
+		} else {
+			w->q.next = gone;
+			gone = &w->q;
+		}
+	}
+	*tail = NULL;
+	*done = 0;
+	pthread_mutex_lock(&wb->mu);
+	for (w = queued_write_of(gone); w; w = next) {
 		next = queued_write_of(w->q.next);
 		engineset_drop(wb->es, &w->hold);
 		spares_put(&wb->spares, w);
+		(*done)++;
 	}
 	pthread_mutex_unlock(&wb->mu);
+	return left;
+}
+
+/* How much of a run of len bytes at off to write now: all of it, but for
+ * a run that ends inside a stripe row and holds a row's end before that,
+ * only up to the last row end, while writes may still come (no one waits
+ * for the queue to empty).  The rest waits behind the writes queued for
+ * the write that ends its row, so that the row is written once, whole,
+ * rather than read back for each of two runs: sequential writers whose
+ * requests are not whole rows (nbdcopy's 256 KiB on rows of 192 KiB) send
+ * the next piece while the queue is full.  The rest is under a row, so a
+ * run of it alone is written whole: it never waits twice for nothing.
+ * With mu. */
+static uint64_t run_cut(const struct writebehind *wb, uint64_t off, uint64_t len)
+{
+	uint64_t u = wb->es->row_bytes, row_end = (off + len) / u * u;
+
+	if (u == 1 || row_end <= off || row_end == off + len || wb->flushing || wb->stopping)
+		return len;
+	return row_end - off;
 }
 
 /* Whether the writer should give a write being taken in a moment to
  * arrive: the run it would write starts or ends inside a stripe row,
  * which would be read back to merge, and a write on its way starts or
- * ends right there (the halves of a large request come at once).  Never
- * while someone waits for the queue to empty.  With mu. */
+ * ends right there (the halves of a large request come at once); or the
+ * queue holds only the rest of a run it put back.  Never while someone
+ * waits for the queue to empty.  With mu. */
 static bool worth_waiting(const struct writebehind *wb)
 {
 	uint64_t u = wb->es->row_bytes, lo, hi;
@@ -88,6 +148,10 @@ static bool worth_waiting(const struct writebehind *wb)
 
 	if (u == 1 || wb->flushing || wb->stopping || !writeq_peek_run(&wb->queue, wb->cfg.merge_max, &lo, &hi))
 		return false;
+	/* the rest of a run put back, alone: the writer has nothing else to
+	 * do, and a sequential writer's next request is on its way */
+	if (wb->rest && wb->queue.head == wb->rest && !wb->rest->next)
+		return true;
 	for (i = 0; i < wb->cfg.depth; i++) {
 		const struct writeq_item *w = &wb->incoming[i];
 
@@ -113,14 +177,62 @@ static void wait_for_neighbours(struct writebehind *wb)
 			break;
 }
 
+/* Room for one more write taken in.  With mu. */
+static bool has_room(const struct writebehind *wb)
+{
+	return wb->inflight < wb->cfg.depth && wb->spares.free;
+}
+
+/* A free buffer for the write of len bytes at off, listed as incoming
+ * until its bytes are in or it is handed back, so that the writer may wait
+ * for it to merge.  With mu, and room. */
+static struct queued_write *take_buffer(struct writebehind *wb, uint64_t off, size_t len)
+{
+	struct queued_write *w = spares_pop(&wb->spares);
+	int i;
+
+	wb->inflight++;
+	for (i = 0; wb->incoming[i].len; i++)
+		;                    /* one free slot per buffer taken */
+	wb->incoming[i] = (struct writeq_item){ .off = off, .len = len };
+	*w = (struct queued_write){ .q = { .off = off, .len = len }, .slot = i };
+	return w;
+}
+
+/* Writes are done and their buffers free: each goes to the caller that
+ * has waited longest, woken alone.  In turn, because a buffer taken by
+ * whichever waiter woke first went to requests that came later, and the
+ * queue held writes far apart instead of runs (nbdcopy's requests into
+ * rows they do not fill were then written one by one, each row read
+ * back); alone, because nbdkit has dozens of threads waiting when the
+ * queue is full, and a broadcast's context switches were half the
+ * plugin's CPU.  Whoever waits for the queue to empty is woken once it
+ * is.  With mu. */
+static void made_room(struct writebehind *wb)
+{
+	while (wb->waiters && has_room(wb)) {
+		struct buffer_waiter *bw = wb->waiters;
+
+		wb->waiters = bw->next;
+		if (!wb->waiters)
+			wb->waiters_tail = &wb->waiters;
+		bw->w = take_buffer(wb, bw->off, bw->len);
+		pthread_cond_signal(&bw->turn);
+	}
+	if (!wb->inflight && wb->flushing)
+		pthread_cond_broadcast(&wb->drained);
+}
+
 /* Takes the head of the queue and every queued write that extends it at
  * either end (two halves of one request come in either order), and writes
- * them as one, until the queue is empty and the writer is told to stop. */
+ * them as one (a partial row at its end perhaps put back for later), until
+ * the queue is empty and the writer is told to stop. */
 static void *writer_thread(void *arg)
 {
 	struct writebehind *wb = arg;
 	struct queued_write *run;
-	uint64_t len;
+	struct writeq_item *left;
+	uint64_t len, cut;
 	int n;
 
 	pthread_mutex_lock(&wb->mu);
@@ -131,11 +243,15 @@ static void *writer_thread(void *arg)
 			break;
 		wait_for_neighbours(wb);
 		run = queued_write_of(writeq_take_run(&wb->queue, wb->cfg.merge_max, &n, &len));
+		cut = run_cut(wb, run->q.off, len);
+		wb->rest = NULL;
 		pthread_mutex_unlock(&wb->mu);
-		write_run(wb, run, len);
+		left = write_run(wb, run, len, cut, &n);
 		pthread_mutex_lock(&wb->mu);
+		writeq_put_back(&wb->queue, left);
+		wb->rest = left;
 		wb->inflight -= n;
-		pthread_cond_broadcast(&wb->drained);
+		made_room(wb);
 	}
 	pthread_mutex_unlock(&wb->mu);
 	return NULL;
@@ -158,6 +274,7 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
 	pthread_cond_init(&wb->queued, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&wb->drained, NULL);
+	wb->waiters_tail = &wb->waiters;
 	atomic_init(&wb->failed, false);
 	if (spares_make(&wb->spares, cfg->depth, cfg->write_max) < 0)
 		rc = diag_fail(d, "cannot start the writer thread: out of memory for %d buffers of %zu bytes",
@@ -189,26 +306,25 @@ void writebehind_stop(struct writebehind *wb)
 	free(wb->incoming);
 }
 
-/* The write is listed as incoming until its bytes are in or it is handed
- * back, so that the writer may wait for it to merge. */
 struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, size_t len)
 {
-	struct queued_write *w;
-	int i;
+	struct buffer_waiter me = { .off = off, .len = len };
 
 	if (len > wb->cfg.write_max)
 		return NULL;         /* the spare buffers hold no more */
 	pthread_mutex_lock(&wb->mu);
-	while (wb->inflight >= wb->cfg.depth || !wb->spares.free)
-		pthread_cond_wait(&wb->drained, &wb->mu);
-	wb->inflight++;
-	w = spares_pop(&wb->spares);
-	for (i = 0; wb->incoming[i].len; i++)
-		;                    /* one free slot per buffer taken */
-	wb->incoming[i] = (struct writeq_item){ .off = off, .len = len };
-	*w = (struct queued_write){ .q = { .off = off, .len = len }, .slot = i };
+	if (!wb->waiters && has_room(wb)) {
+		me.w = take_buffer(wb, off, len);
+	} else {
+		pthread_cond_init(&me.turn, NULL);
+		*wb->waiters_tail = &me;
+		wb->waiters_tail = &me.next;
+		while (!me.w)
+			pthread_cond_wait(&me.turn, &wb->mu);
+		pthread_cond_destroy(&me.turn);
+	}
 	pthread_mutex_unlock(&wb->mu);
-	return w;
+	return me.w;
 }
 
 /* The write's bytes are in its buffer: no longer incoming.  With mu. */
@@ -220,11 +336,11 @@ static void received(struct writebehind *wb, struct queued_write *w)
 
 void writebehind_queue(struct writebehind *wb, struct queued_write *w)
 {
-	pthread_mutex_lock(&wb->mu);
-	received(wb, w);
-	pthread_mutex_unlock(&wb->mu);
+	/* held first, outside mu (a read of the rows may hold them a while),
+	 * so that one taking of mu and one wake-up of the writer do the rest */
 	engineset_hold(wb->es, &w->hold, w->q.off, w->q.len, ROWS_WRITE);
 	pthread_mutex_lock(&wb->mu);
+	wb->incoming[w->slot].len = 0;
 	writeq_push(&wb->queue, &w->q);
 	pthread_cond_signal(&wb->queued);
 	pthread_mutex_unlock(&wb->mu);
@@ -236,7 +352,7 @@ void writebehind_cancel(struct writebehind *wb, struct queued_write *w)
 	received(wb, w);
 	spares_put(&wb->spares, w);
 	wb->inflight--;
-	pthread_cond_broadcast(&wb->drained);
+	made_room(wb);
 	pthread_mutex_unlock(&wb->mu);
 }
 

@@ -2,7 +2,9 @@
  * thread that puts them on the members in order.  A queued write holds
  * its stripe rows until it is written, so later reads of them wait for
  * it; writes that meet end to end are written as one, so that the rows
- * they share are written whole, without reading them back. */
+ * they share are written whole, without reading them back, and the part
+ * of a run in the row it ends in waits for the write that ends that row
+ * while others are queued. */
 #ifndef STRIPE_WRITEBEHIND_H
 #define STRIPE_WRITEBEHIND_H
 
@@ -27,17 +29,28 @@ struct writebehind_config {
 	void *ctx;
 };
 
+/* A caller waiting for a buffer, on its own stack, in the line of them. */
+struct buffer_waiter {
+	pthread_cond_t turn;         /* signalled once w is its */
+	uint64_t off;
+	size_t len;
+	struct queued_write *w;
+	struct buffer_waiter *next;
+};
+
 struct writebehind {
 	struct engineset *es;
 	struct writebehind_config cfg;
 	pthread_mutex_t mu;          /* guards all below but failed */
 	pthread_cond_t queued;       /* a write came, or someone waits for the queue to empty */
-	pthread_cond_t drained;      /* a write is on the members, or a buffer is free again */
+	pthread_cond_t drained;      /* the queue is empty, for those who wait for that */
 	struct spares spares;
 	struct writeq queue;         /* of struct queued_write */
 	int inflight;                /* taken in, queued or being written */
 	struct writeq_item *incoming; /* writes being taken in, cfg.depth slots; len 0: free */
+	struct buffer_waiter *waiters, **waiters_tail; /* callers waiting for a buffer, first come first */
 	int flushing;                /* callers waiting for the queue to empty */
+	struct writeq_item *rest;    /* the rest of the last run, put back; NULL: none */
 	bool stopping;
 	pthread_t writer;
 	atomic_bool failed;
@@ -52,7 +65,8 @@ int writebehind_start(struct writebehind *wb, struct engineset *es, const struct
 void writebehind_stop(struct writebehind *wb);
 
 /* A buffer for the write of len bytes at off, once fewer than cfg.depth
- * writes are in flight; NULL when len is more than cfg.write_max.  The
+ * writes are in flight and every caller that asked before has had one (so
+ * a sequential writer's requests queue as runs); NULL when len is more than cfg.write_max.  The
  * caller fills its data, then queues it, or hands it back when the bytes
  * did not come. */
 struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, size_t len);

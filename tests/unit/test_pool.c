@@ -84,6 +84,23 @@ int main(void)
 	ok(pl.nw == ITEMS, "more workers than items are cut to one per item");
 	ok(jobs_run_once(&pl, ITEMS), "and each item still runs once");
 	pool_stop(&pl);
+	pool_start(&pl, ITEMS, ITEMS);
+	{
+		struct item items[ITEMS];
+		int i, here = 0;
+
+		for (i = 0; i < ITEMS; i++)
+			atomic_init(&items[i].runs, 0);
+		pool_run_here(&pl, run_item, items, sizeof(items[0]));
+		for (i = 0; i < ITEMS; i++)
+			here += atomic_load(&items[i].runs) == 1 && pthread_equal(items[i].by, pthread_self());
+		ok(here == ITEMS, "a job run here runs every item once, in the caller, with workers at hand");
+		ok(pl.busy, "and waits to be collected, as a job submitted does (a write's errors are read then)");
+		pool_wait(&pl);
+		ok(!pl.busy, "pool_wait collects it without waiting for the workers");
+		ok(jobs_run_once(&pl, ITEMS), "and the workers take the next job as before");
+	}
+	pool_stop(&pl);
 	pool_start(&pl, 1, 4);
 	ok(!pl.threaded, "a job of one item runs in the caller");
 	ok(jobs_run_once(&pl, 1) && threads_used(&pl, 1, &by) == 1 && pthread_equal(by, pthread_self()),

@@ -1,6 +1,6 @@
 /* test_rangelock: holds of one group share a range, holds of another
- * group wait for overlapping ones only, and a waiter goes on once the
- * conflicting hold is dropped. */
+ * group wait for overlapping ones only, a hold alone shares with none,
+ * and a waiter goes on once the conflicting hold is dropped. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -57,7 +57,17 @@ int main(void)
 	rangelock_drop(&l, &a);
 	pthread_join(th, NULL);
 	ok(atomic_load(&w.got) == 1, "the waiter goes on once the hold is dropped");
-	ok(!rangelock_busy(&l, 0, UINT64_MAX, READS) && !rangelock_busy(&l, 0, UINT64_MAX, WRITES),
+	rangelock_take(&l, &a, 1000, 2000, RANGE_ALONE);
+	ok(rangelock_busy(&l, 1500, 1600, RANGE_ALONE), "a hold alone keeps another hold alone on its range waiting");
+	ok(rangelock_busy(&l, 1999, 2000, READS) && rangelock_busy(&l, 1000, 1001, WRITES),
+	   "and a hold of any group");
+	ok(!rangelock_busy(&l, 2000, 3000, RANGE_ALONE), "and leaves the ranges beside it free");
+	rangelock_drop(&l, &a);
+	rangelock_take(&l, &a, 1000, 2000, WRITES);
+	ok(rangelock_busy(&l, 1500, 1600, RANGE_ALONE), "a hold of a group keeps a hold alone waiting");
+	rangelock_drop(&l, &a);
+	ok(!rangelock_busy(&l, 0, UINT64_MAX, READS) && !rangelock_busy(&l, 0, UINT64_MAX, WRITES) &&
+	   !rangelock_busy(&l, 0, UINT64_MAX, RANGE_ALONE),
 	   "nothing is held at the end");
 	rangelock_destroy(&l);
 	return tap_done();

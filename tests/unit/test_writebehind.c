@@ -1,11 +1,15 @@
 /* test_writebehind: queued writes are on the members once drained, in any
  * order they came and whole rows or not, the later of two overlapping ones
- * left; a queued write holds its rows against reads until it is written; a
- * buffer handed back frees its place; a write that fails is told with its
+ * left; two sequential streams of writes that are not whole rows, sent
+ * in turns, leave their bytes and right parity; a queued write holds its
+ * rows against reads until it is written; a
+ * buffer handed back frees its place, and buffers go to callers in the
+ * order they asked; a write that fails is told with its
  * bytes and makes the drain say -1.  And the engine set: its row unit, and
  * its reads. */
 #include <signal.h>
 
+#include "raid/check.h"
 #include "raid/writebehind.h"
 #include "tap.h"
 #include "image_array.h"
@@ -120,6 +124,32 @@ static void test_many(struct array *a, struct engineset *es)
 	ok(f.count == 0 && array_is_model(a), "300 random writes through a queue of 4 leave the latest bytes");
 }
 
+/* Two writers, each of 256 KiB requests in order (not whole rows of 192
+ * KiB), sent in turns, as nbdcopy's connections send them: the writer
+ * puts back the part of a run in its last row for the next request, which
+ * must leave every byte, and parity, right. */
+static void test_streams(struct array *a, struct engineset *es)
+{
+	enum { REQ = 256 << 10, EACH = 24 };
+	uint64_t half = model_bytes / 2 / REQ * REQ;
+	struct check_options o = { 0 };
+	struct check_result r = { 0 };
+	struct failure f = { 0 };
+	struct writebehind wb;
+	struct diag d;
+	int i;
+
+	if (!start(&wb, es, 4, &f))
+		return;
+	for (i = 0; i < 2 * EACH; i++)
+		write_bytes(&wb, (i % 2 ? half : ROW / 2) + (uint64_t)(i / 2) * REQ, REQ, (uint8_t)(0x90 + i));
+	ok(writebehind_drain(&wb) == 0 && array_is_model(a), "two streams of 256 KiB writes in turns are all written");
+	writebehind_stop(&wb);
+	ok(check_array(a, &o, &r, &d) == 0 && r.inconsistent == 0 && r.units > 0,
+	   "and parity is right (%llu of %llu pages inconsistent)", (unsigned long long)r.inconsistent,
+	   (unsigned long long)r.units);
+}
+
 /* With every engine lent out, the writer cannot write: what it holds shows. */
 static void test_holds(struct array *a, struct engineset *es)
 {
@@ -171,6 +201,71 @@ static void test_cancel(struct array *a, struct engineset *es)
 		writebehind_cancel(&wb, w);
 	writebehind_stop(&wb);
 	ok(array_is_model(a), "the bytes of a write handed back are not written");
+}
+
+struct asker {
+	struct writebehind *wb;
+	uint64_t off;
+	int *order, *n;              /* the offsets' turns, as buffers came */
+	pthread_mutex_t *mu;
+};
+
+static void *ask_buffer(void *p)
+{
+	struct asker *k = p;
+	struct queued_write *w = writebehind_buffer(k->wb, k->off, 512);
+
+	pthread_mutex_lock(k->mu);
+	k->order[(*k->n)++] = (int)(k->off / 512);
+	pthread_mutex_unlock(k->mu);
+	writebehind_cancel(k->wb, w);
+	return NULL;
+}
+
+/* How many callers wait in line for a buffer now. */
+static int waiting(struct writebehind *wb)
+{
+	struct buffer_waiter *bw;
+	int n = 0;
+
+	pthread_mutex_lock(&wb->mu);
+	for (bw = wb->waiters; bw; bw = bw->next)
+		n++;
+	pthread_mutex_unlock(&wb->mu);
+	return n;
+}
+
+/* Callers that find every buffer taken have them in the order they asked,
+ * so that a sequential writer's requests queue as runs. */
+static void test_turns(struct engineset *es)
+{
+	enum { ASKERS = 6 };
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct asker k[ASKERS];
+	pthread_t th[ASKERS];
+	struct failure f = { 0 };
+	struct writebehind wb;
+	struct queued_write *held;
+	int order[ASKERS], n = 0, i, spin, in_order = 1;
+
+	if (!start(&wb, es, 1, &f))
+		return;
+	held = writebehind_buffer(&wb, 0, 512);
+	for (i = 0; i < ASKERS; i++) {
+		k[i] = (struct asker){ .wb = &wb, .off = (uint64_t)(i + 1) * 512, .order = order, .n = &n, .mu = &mu };
+		pthread_create(&th[i], NULL, ask_buffer, &k[i]);
+		for (spin = 0; waiting(&wb) < i + 1 && spin < 10000; spin++)
+			usleep(100);         /* each in line before the next asks */
+	}
+	ok(waiting(&wb) == ASKERS, "with the one buffer taken, %d callers wait in line", ASKERS);
+	writebehind_cancel(&wb, held);
+	for (i = 0; i < ASKERS; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < ASKERS; i++)
+		in_order &= order[i] == i + 1;
+	ok(n == ASKERS && in_order, "the buffer goes to them in the order they asked (%d %d %d %d %d %d)", order[0],
+	   order[1], order[2], order[3], order[4], order[5]);
+	writebehind_stop(&wb);
 }
 
 /* Member 0's descriptor swapped for a read-only one: writes to it fail. */
@@ -257,8 +352,10 @@ int main(void)
 	ok(engineset_start(&es, &a, 2, &d) == 0, "an engine set over raid5 starts");
 	test_written(&a, &es);
 	test_many(&a, &es);
+	test_streams(&a, &es);
 	test_holds(&a, &es);
 	test_cancel(&a, &es);
+	test_turns(&es);
 	test_engineset(&a);
 	test_failure(&a, &es, paths[0]);
 	engineset_stop(&es);

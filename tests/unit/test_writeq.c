@@ -1,8 +1,10 @@
 /* test_writeq: queued writes are taken as runs that meet end to end, in
  * array order whatever the order they came in, never ahead of an earlier
  * write they overlap, and within the size asked for; a peek finds the
- * same run; and, replayed at random against a model, the bytes left are
- * always the latest. */
+ * same run; the rest of a run written in part is put back behind the
+ * writes queued since, or at the front when one of those overlaps it;
+ * and, replayed at random against a model, with runs written whole or in
+ * part, the bytes left are always the latest. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,9 +44,41 @@ static const char *take(struct writeq *q, uint64_t max_kib, int *n, uint64_t *le
 	return ids(writeq_take_run(q, max_kib * KIB, n, len));
 }
 
+/* Writes the first cut bytes of a run into arr and puts the rest back, as
+ * the writer does; how many of its writes were written whole. */
+static int write_part(struct writeq *q, struct writeq_item *run, uint64_t cut, unsigned char *arr,
+		      const unsigned char *val)
+{
+	struct writeq_item *left = NULL, **tail = &left, *it, *next;
+	uint64_t end = run->off + cut;
+	int whole = 0;
+
+	for (it = run; it; it = next) {
+		uint64_t to = it->off + it->len < end ? it->off + it->len : end;
+
+		next = it->next;
+		if (it->off < to)
+			memset(arr + it->off, val[((struct w *)it)->id], (size_t)(to - it->off));
+		if (to == it->off + it->len) {
+			whole++;
+			continue;
+		}
+		if (it->off < to) {
+			it->len -= to - it->off;
+			it->off = to;
+		}
+		*tail = it;
+		tail = &it->next;
+	}
+	*tail = NULL;
+	writeq_put_back(q, left);
+	return whole;
+}
+
 /* Random writes over a small region, applied to a model array in queue
- * order and, through writeq runs, to another; true when they end equal. */
-static bool replay_matches(unsigned seed)
+ * order and, through writeq runs (with part, some of them written in part
+ * and the rest put back), to another; true when they end equal. */
+static bool replay_matches(unsigned seed, bool part)
 {
 	enum { REGION = 64, OPS = 2000, DEPTH = 8 };
 	unsigned char model[REGION], arr[REGION], val[256];
@@ -76,9 +110,8 @@ static bool replay_matches(unsigned seed)
 		run = writeq_take_run(&q, 16, &n, &len);
 		if (run->off != lo || len != hi - lo)
 			return false;
-		for (const struct writeq_item *it = run; it; it = it->next)
-			memset(arr + it->off, val[((const struct w *)it)->id], (size_t)it->len);
-		queued -= n;
+		queued -= write_part(&q, (struct writeq_item *)run,
+				     part && len > 1 && rand() % 2 ? 1 + (uint64_t)rand() % (len - 1) : len, arr, val);
 	}
 	while (queued > 0) {
 		for (const struct writeq_item *it = writeq_take_run(&q, 16, &n, &len); it; it = it->next)
@@ -135,6 +168,31 @@ int main(void)
 	   !strcmp(take(&q, 1024, &n, &len), "3"),
 	   "a run stops at the size asked for");
 
+	push(&q, 1, 0, 512);
+	push(&q, 2, 512, 512);
+	push(&q, 3, 4096, 512);
+	take(&q, 8192, &n, &len);
+	writeq_put_back(&q, &items[2].q);
+	push(&q, 4, 1024, 512);
+	ok(!strcmp(take(&q, 8192, &n, &len), "3") && !strcmp(take(&q, 8192, &n, &len), "2,4") && !q.head,
+	   "a run's rest put back goes behind the writes queued since, where the next piece joins it");
+
+	push(&q, 1, 0, 512);
+	push(&q, 2, 512, 512);
+	push(&q, 3, 768, 512);
+	take(&q, 8192, &n, &len);
+	items[2].q.next = NULL;
+	writeq_put_back(&q, &items[2].q);
+	ok(!strcmp(take(&q, 8192, &n, &len), "2") && !strcmp(take(&q, 8192, &n, &len), "3") && !q.head,
+	   "and at the front when a write queued overlaps it, so the later bytes stay last");
+
+	writeq_put_back(&q, NULL);
+	push(&q, 1, 0, 512);
+	take(&q, 8192, &n, &len);
+	writeq_put_back(&q, &items[1].q);
+	ok(q.head == &items[1].q && q.tail == &items[1].q, "a rest put back into an empty queue is all of it");
+	take(&q, 8192, &n, &len);
+
 	ok(!writeq_peek_run(&q, 8192 * KIB, &len, &len), "an empty queue has no run to peek at");
 	push(&q, 1, 512, 512);
 	push(&q, 2, 0, 512);
@@ -142,8 +200,11 @@ int main(void)
 	   "a peek gives the run's bounds and leaves the queue as it was");
 	take(&q, 8192, &n, &len);
 	for (seed = 1; seed <= 200; seed++)
-		all = all && replay_matches(seed);
+		all = all && replay_matches(seed, false);
 	ok(all, "random writes taken as runs leave the latest bytes and lie where a peek said, "
 		"200 replays against a model");
+	for (seed = 1, all = true; seed <= 200; seed++)
+		all = all && replay_matches(seed, true);
+	ok(all, "and so do runs written in part, their rest put back, 200 replays");
 	return tap_done();
 }
