@@ -14,6 +14,7 @@
 #include "md/array.h"
 #include "md/create.h"
 #include "raid/stripe.h"
+#include "tap.h"
 
 #define IMAGE_BYTES (8u << 20)
 
@@ -95,6 +96,24 @@ static inline int make_image_array(const char *dir, int level, int layout, int n
 		printf("# write: %s\n", d.msg);
 	array_close(&a);
 	return rc;
+}
+
+/* A raid5 of 4 image files made in the temporary folder dir (a mkdtemp
+ * template) and opened in mode; false, said in TAP, when it cannot be. */
+static inline bool open_image_raid5(char *dir, enum dev_mode mode, char **paths, struct array *a)
+{
+	struct array_options opt = { .mode = mode };
+	struct diag d;
+
+	if (!mkdtemp(dir)) {
+		skip("no temporary directory");
+		return false;
+	}
+	if (make_image_array(dir, 5, -1, 4, paths) < 0 || array_open(a, paths, 4, &opt, &d) < 0) {
+		ok(0, "a raid5 of 4 is made and opened");
+		return false;
+	}
+	return true;
 }
 
 static inline void remove_image_array(char **paths, int n)

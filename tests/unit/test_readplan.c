@@ -127,19 +127,11 @@ static void test_raid1(void)
 
 int main(void)
 {
-	struct array_options opt = { .mode = DEV_READ };
 	char *paths[4];
 	struct array a;
-	struct diag d;
 
-	if (!mkdtemp(dir)) {
-		skip("no temporary directory");
+	if (!open_image_raid5(dir, DEV_READ, paths, &a))
 		return tap_done();
-	}
-	if (make_image_array(dir, 5, -1, 4, paths) < 0 || array_open(&a, paths, 4, &opt, &d) < 0) {
-		ok(0, "a raid5 of 4 is made and opened");
-		return tap_done();
-	}
 	test_healthy(&a);
 	test_splice_past_end(&a);
 	test_pipe_empty(&a);

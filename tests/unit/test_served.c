@@ -205,20 +205,12 @@ static void test_failure(struct array *a, const char *path0)
 
 int main(void)
 {
-	struct array_options opt = { .mode = DEV_WRITE };
 	char *paths[4];
 	struct array a;
-	struct diag d;
 
 	alarm(120);                  /* a write that never returns fails, not hangs */
-	if (!mkdtemp(dir)) {
-		skip("no temporary directory");
+	if (!open_image_raid5(dir, DEV_WRITE, paths, &a))
 		return tap_done();
-	}
-	if (make_image_array(dir, 5, -1, 4, paths) < 0 || array_open(&a, paths, 4, &opt, &d) < 0) {
-		ok(0, "a raid5 of 4 is made and opened");
-		return tap_done();
-	}
 	test_at_once(&a);
 	test_race(&a);
 	test_order(&a);

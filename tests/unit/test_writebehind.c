@@ -331,21 +331,14 @@ static void test_engineset_mirrors(void)
 
 int main(void)
 {
-	struct array_options opt = { .mode = DEV_WRITE };
 	char *paths[4];
 	struct engineset es;
 	struct array a;
 	struct diag d;
 
 	alarm(120);                  /* a writer that never drains fails, not hangs */
-	if (!mkdtemp(dir)) {
-		skip("no temporary directory");
+	if (!open_image_raid5(dir, DEV_WRITE, paths, &a))
 		return tap_done();
-	}
-	if (make_image_array(dir, 5, -1, 4, paths) < 0 || array_open(&a, paths, 4, &opt, &d) < 0) {
-		ok(0, "a raid5 of 4 is made and opened");
-		return tap_done();
-	}
 	model_bytes = a.geo.array_sectors * 512;
 	model = malloc(model_bytes);
 	reset_model();
