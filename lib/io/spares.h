@@ -17,6 +17,7 @@ struct queued_write {
 	struct range_hold hold;
 	int slot;                    /* among the writes being taken in, while its bytes come */
 	size_t at;                   /* how much of data the writer has taken */
+	bool put_back;               /* the rest of a run, put back once already */
 	uint8_t data[];
 };
 _Static_assert(offsetof(struct queued_write, q) == 0, "a queue item is cast back to its write");

@@ -204,6 +204,10 @@ static int queue_write(struct served *s, const uint8_t *p, size_t len, uint64_t 
 		size_t n = len < s->cfg.write_max ? len : s->cfg.write_max;
 		struct queued_write *w;
 
+		if (atomic_load(&s->write_failed)) {
+			errno = EIO;     /* the writer failed while the request's pieces came */
+			return -1;
+		}
 		if (!(w = writebehind_buffer(&s->writes, off, n))) {
 			errno = EINVAL;
 			return -1;
@@ -226,6 +230,10 @@ int served_write(struct served *s, const void *buf, size_t len, uint64_t off)
 {
 	uint64_t u = s->engines.row_bytes;
 
+	if (s->read_only) {
+		errno = EROFS;
+		return -1;
+	}
 	if (atomic_load(&s->write_failed)) {
 		errno = EIO;
 		return -1;

@@ -68,7 +68,8 @@ int served_read(struct served *s, void *buf, size_t len, uint64_t off);
  * rows (every write, for the copy levels), their rows held against every
  * other request; else queued (in pieces of at most cfg.write_max) and
  * answered once queued.  -1 (errno EIO) when the write failed or once one
- * did, or EINVAL when the range is outside the array. */
+ * did, EINVAL when the range is outside the array, EROFS when served
+ * read-only. */
 int served_write(struct served *s, const void *buf, size_t len, uint64_t off);
 
 /* Waits until every queued write is on the members; -1 if one failed. */

@@ -60,6 +60,19 @@ static long long take_input(struct write_input *in, uint8_t *buf, uint64_t off, 
 	return fill_from(in->source, in->ctx, buf, len, d);
 }
 
+/* The bytes a window moves on the members: a mirror's are its bytes times
+ * the copies. */
+static size_t window_member_bytes(const struct array *a, const struct window *w)
+{
+	size_t bytes = 0;
+	int i, k;
+
+	for (i = 0; i < a->geo.raid_disks; i++)
+		for (k = 0; k < w->ms[i].n; k++)
+			bytes += w->ms[i].seg[k].len;
+	return bytes;
+}
+
 /* Plans a window of array bytes and starts its member I/O on the pool. */
 static int window_start(struct stripe_engine *e, struct window *w, uint64_t off, size_t len,
 			uint8_t *buf, bool write, struct diag *d)
@@ -81,7 +94,7 @@ static int window_start(struct stripe_engine *e, struct window *w, uint64_t off,
 	}
 	if (window_plan(a, off, len, w->ms, write, d) < 0)
 		return -1;
-	rows_engine_submit(&e->rows, window_member_run, w->ms, sizeof(*w->ms), len);
+	rows_engine_submit(&e->rows, window_member_run, w->ms, sizeof(*w->ms), window_member_bytes(a, w));
 	return 0;
 }
 

@@ -96,6 +96,7 @@ static struct writeq_item *write_run(struct writebehind *wb, struct queued_write
 	for (w = first; w; w = next) {
 		next = queued_write_of(w->q.next);
 		if (left_after(w, end)) {
+			w->put_back = true;
 			*tail = &w->q;
 			tail = &w->q.next;
 		} else {
@@ -124,14 +125,20 @@ static struct writeq_item *write_run(struct writebehind *wb, struct queued_write
  * rather than read back for each of two runs: sequential writers whose
  * requests are not whole rows (nbdcopy's 256 KiB on rows of 192 KiB) send
  * the next piece while the queue is full.  The rest is under a row, so a
- * run of it alone is written whole: it never waits twice for nothing.
+ * run of it alone is written whole: it never waits twice for nothing; nor
+ * is a run that ends with a rest put back before (writes that keep ending
+ * where it starts would put it back for ever, its row held from reads).
  * With mu. */
-static uint64_t run_cut(const struct writebehind *wb, uint64_t off, uint64_t len)
+static uint64_t run_cut(const struct writebehind *wb, struct queued_write *run, uint64_t len)
 {
-	uint64_t u = wb->es->row_bytes, row_end = (off + len) / u * u;
+	uint64_t u = wb->es->row_bytes, off = run->q.off, row_end = (off + len) / u * u;
+	struct queued_write *w;
 
 	if (u == 1 || row_end <= off || row_end == off + len || wb->flushing || wb->stopping)
 		return len;
+	for (w = run; w; w = queued_write_of(w->q.next))
+		if (w->put_back && w->q.off + w->q.len == off + len)
+			return len;
 	return row_end - off;
 }
 
@@ -243,7 +250,7 @@ static void *writer_thread(void *arg)
 			break;
 		wait_for_neighbours(wb);
 		run = queued_write_of(writeq_take_run(&wb->queue, wb->cfg.merge_max, &n, &len));
-		cut = run_cut(wb, run->q.off, len);
+		cut = run_cut(wb, run, len);
 		wb->rest = NULL;
 		pthread_mutex_unlock(&wb->mu);
 		left = write_run(wb, run, len, cut, &n);

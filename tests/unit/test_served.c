@@ -2,7 +2,8 @@
  * it returns; writers racing on the same rows leave them as one of them
  * wrote them, parity right; a whole-row write after a queued partial
  * write of its row keeps its own bytes, and the other way round; a
- * whole-row write that fails says so at once, and later writes fail. */
+ * whole-row write that fails says so at once, and later writes fail;
+ * served read-only, writes are refused. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -173,6 +174,25 @@ static void test_order(struct array *a)
 	free(row);
 }
 
+static void test_read_only(struct array *a)
+{
+	struct heard h = { 0 };
+	struct served s;
+	struct diag d;
+	uint8_t row[ROW];
+
+	memset(row, 0x66, sizeof(row));
+	if (served_begin(&s, a, true, &serving, hear, &h, &d) < 0 || served_start(&s, &d) < 0) {
+		ok(0, "the array is served read-only: %s", d.msg);
+		return;
+	}
+	errno = 0;
+	ok(served_write(&s, row, ROW, 40 * ROW) == -1 && errno == EROFS && served_write(&s, row, 100, 41 * ROW) == -1 &&
+	   errno == EROFS, "served read-only, a write of whole rows and a partial one are refused, EROFS");
+	served_stop(&s);
+	ok(served_end(&s) == 0 && !reads_as(a, 40 * ROW, ROW, 0x66), "and nothing is written");
+}
+
 /* Member 0's descriptor swapped for a read-only one: writes to it fail. */
 static void test_failure(struct array *a, const char *path0)
 {
@@ -214,6 +234,7 @@ int main(void)
 	test_at_once(&a);
 	test_race(&a);
 	test_order(&a);
+	test_read_only(&a);
 	test_failure(&a, paths[0]);
 	array_close(&a);
 	remove_image_array(paths, 4);
