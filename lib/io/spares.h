@@ -16,7 +16,8 @@ struct queued_write {
 	struct writeq_item q;        /* first: a run of them is linked through it (cast back) */
 	struct range_hold hold;
 	int slot;                    /* among the writes being taken in, while its bytes come */
-	size_t at;                   /* how much of data the writer has taken */
+	size_t skip;                 /* bytes of data written before its rest was put back */
+	size_t at;                   /* how much of the rest the writer has taken */
 	bool put_back;               /* the rest of a run, put back once already */
 	uint8_t data[];
 };

@@ -40,7 +40,7 @@ static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
 		struct queued_write *w = *run;
 		size_t n = w->q.len - w->at < len - done ? w->q.len - w->at : len - done;
 
-		memcpy((uint8_t *)buf + done, w->data + w->at, n);
+		memcpy((uint8_t *)buf + done, w->data + w->skip + w->at, n);
 		w->at += n;
 		done += n;
 		if (w->at == w->q.len)
@@ -50,7 +50,8 @@ static long long copy_in_run(void *ctx, void *buf, size_t len, struct diag *d)
 }
 
 /* Of the write w, which the writer wrote up to array byte end: what is
- * left, moved to the start of its buffer; 0 when all of it is written. */
+ * left, its bytes from skip on (not moved: a rest is most of a row); 0
+ * when all of it is written. */
 static uint64_t left_after(struct queued_write *w, uint64_t end)
 {
 	uint64_t done;
@@ -60,7 +61,7 @@ static uint64_t left_after(struct queued_write *w, uint64_t end)
 		return 0;
 	done = w->q.off < end ? end - w->q.off : 0;
 	if (done) {
-		memmove(w->data, w->data + done, (size_t)(w->q.len - done));
+		w->skip += done;
 		w->q.off += done;
 		w->q.len -= done;
 	}
@@ -84,7 +85,7 @@ static struct writeq_item *write_run(struct writebehind *wb, struct queued_write
 
 	/* one write alone is written from its buffer; a run of them is
 	 * gathered by copy_in_run */
-	rc = write_rows(wb, e, first->q.off, cut, first->q.next ? NULL : first->data, copy_in_run, &w, &d);
+	rc = write_rows(wb, e, first->q.off, cut, first->q.next ? NULL : first->data + first->skip, copy_in_run, &w, &d);
 	engineset_give(wb->es, e);
 	if (rc < 0) {
 		atomic_store(&wb->failed, true);
