@@ -21,8 +21,9 @@
 #define MEMBERS_MAX ST_MAX_DISKS
 
 /* As stripe-map serves: four requests through engines at once (reads of
- * whole rows go straight to the members beside them), writes answered
- * once queued and merged into whole rows. */
+ * whole rows go straight to the members beside them); writes of whole
+ * rows written at once, the others answered once queued and merged into
+ * whole rows. */
 static const struct served_config serving = {
 	.engines = 4, .depth = 16, .write_max = 1u << 20, .merge_max = 8u << 20, .merge_wait_ns = 1000000L,
 };

@@ -43,22 +43,11 @@ struct links {
 	double by_chance;
 };
 
-/* A whole block of member i at member byte off from the windows, or NULL. */
-static const uint8_t *block_at(const struct probe_sample *s, int i, uint64_t off)
-{
-	for (int w = 0; w < s->nwindows; w++) {
-		const struct probe_window *win = &s->windows[w];
-		if (win->buf[i] && off >= win->offset && off + PROBE_BLOCK <= win->offset + win->len)
-			return win->buf[i] + (off - win->offset);
-	}
-	return NULL;
-}
-
 /* The edge of member i's block at off (head: its first bytes, else its
  * last); false where the sample does not hold it. */
 static bool edge_of(const struct probe_sample *s, int i, uint64_t off, bool head, struct continuity_edge *e)
 {
-	const uint8_t *b = block_at(s, i, off);
+	const uint8_t *b = probe_sample_at(s, i, off, PROBE_BLOCK);
 
 	if (!b)
 		return false;

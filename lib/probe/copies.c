@@ -7,7 +7,6 @@
 #include "probe/blocks.h"
 #include "probe/copies.h"
 
-#define COPY_FIT COPIES_FIT
 #define MIN_ROWS 4
 #define MAX_OFFSET_CHUNK (512u << 10)
 #define FAR_SPAN (2304u << 10)        /* how far before the middle a far copy may start */
@@ -65,7 +64,7 @@ bool copies_equal(const struct copy_map *cm, int a, int b)
 {
 	const struct pair_count *p = &cm->same[a][b];
 
-	return a != b && p->rows >= MIN_ROWS && p->equal >= COPY_FIT * p->rows;
+	return a != b && p->rows >= MIN_ROWS && p->equal >= COPIES_FIT * p->rows;
 }
 
 /* The sample's rows, with each present member's print, for the shifted
@@ -319,7 +318,7 @@ int copies_far_shift(struct probe_sample *s, const struct copy_map *cm, uint64_t
 		rc = -1;
 		goto out;
 	}
-	rc = best->rows >= MIN_ROWS && best->matched >= COPY_FIT * best->rows;
+	rc = best->rows >= MIN_ROWS && best->matched >= COPIES_FIT * best->rows;
 out:
 	free(pr);
 	free(votes);
@@ -367,7 +366,7 @@ int copies_check_layout(struct probe_sample *s, const struct geometry *g, const 
 			cc->rows++;
 			cc->matched += block_equal(blk[m], there);
 		}
-		if (cc->rows - cc->matched > (1 - COPY_FIT) * cc->rows + MIN_ROWS)
+		if (cc->rows - cc->matched > (1 - COPIES_FIT) * cc->rows + MIN_ROWS)
 			break;           /* this layout does not fit: no need to look on */
 	}
 	return 0;

@@ -19,7 +19,6 @@
 #define MAX_ODD_ORDERS 8              /* chains of neighbours tried on an odd count */
 #define MIN_CHUNK 8u                  /* sectors: 4 KiB */
 #define MAX_CHUNK 2048u               /* 1 MiB */
-#define COPY_FIT 0.99
 #define MIN_CHECKED 8
 
 static void candidate_start(struct probe_candidate *c, int level, int layout, uint32_t chunk, uint64_t doff, int n)
@@ -253,7 +252,7 @@ static int add_near_odd(struct probe_sample *s, const struct copy_map *cm, const
 					c.spec.order[role] = cm->member[chains[k][role]];
 				if (copies_check_layout(s, &g, c.spec.order, offs[o], &cc, d) < 0)
 					return -1;
-				if (cc.rows < MIN_CHECKED || cc.matched < COPY_FIT * cc.rows)
+				if (cc.rows < MIN_CHECKED || cc.matched < COPIES_FIT * cc.rows)
 					continue;
 				uses_order(&c);
 				c.score = (double)cc.matched / cc.rows;

@@ -117,6 +117,10 @@ void probe_candidate_evidence(struct probe_candidate *c, const char *fmt, ...)
 /* The size in bytes of the smallest member given (0 with none present). */
 uint64_t probe_smallest_member(const struct probe_sample *s);
 
+/* Member i's len bytes at member byte off where a window of the sample
+ * holds them whole, else NULL. */
+const uint8_t *probe_sample_at(const struct probe_sample *s, int i, uint64_t off, size_t len);
+
 /* Reads len bytes at off of member i, from the windows when they hold
  * them and from the member otherwise (counted in bytes_read).  Fails for a
  * missing member or a range beyond its end. */

@@ -176,6 +176,16 @@ void probe_sample_free(struct probe_sample *s)
 	s->nwindows = 0;
 }
 
+const uint8_t *probe_sample_at(const struct probe_sample *s, int i, uint64_t off, size_t len)
+{
+	for (int w = 0; w < s->nwindows; w++) {
+		const struct probe_window *win = &s->windows[w];
+		if (win->buf[i] && off >= win->offset && off + len <= win->offset + win->len)
+			return win->buf[i] + (off - win->offset);
+	}
+	return NULL;
+}
+
 int probe_read(struct probe_sample *s, int i, void *buf, size_t len, uint64_t off, struct diag *d)
 {
 	struct probe_member *m = &s->members[i];
@@ -185,12 +195,11 @@ int probe_read(struct probe_sample *s, int i, void *buf, size_t len, uint64_t of
 	if (off > m->dev.size || len > m->dev.size - off)
 		return diag_fail(d, "%s: %zu bytes at %llu lie beyond its end (%llu bytes)", m->path, len,
 				 (unsigned long long)off, (unsigned long long)m->dev.size);
-	for (int w = 0; w < s->nwindows; w++) {
-		const struct probe_window *win = &s->windows[w];
-		if (off >= win->offset && off + len <= win->offset + win->len && win->buf[i]) {
-			memcpy(buf, win->buf[i] + (off - win->offset), len);
-			return 0;
-		}
+	const uint8_t *held = probe_sample_at(s, i, off, len);
+
+	if (held) {
+		memcpy(buf, held, len);
+		return 0;
 	}
 	s->bytes_read += len;
 	return member_read(&m->dev, buf, len, off, d);

@@ -184,7 +184,7 @@ static int write_whole_rows(struct served *s, const void *buf, size_t len, uint6
 	struct diag d;
 	int rc;
 
-	rangelock_take(&s->engines.rows, &h, off, off + len, RANGE_ALONE);
+	engineset_hold(&s->engines, &h, off, len, RANGE_ALONE);
 	e = engineset_take(&s->engines);
 	rc = stripe_engine_write_from(e, off, len, buf, &written, &d);
 	engineset_give(&s->engines, e);

@@ -1,7 +1,8 @@
 /* served: an array served to requests from several threads, as stripe-map
  * serves its FUSE file and the nbdkit plugin its export: engines side by
  * side, writes of whole rows done at once and the others answered once
- * queued (write-behind), the failures that decide the exit status, and the array dirty while served, clean after. */
+ * queued (write-behind), the failures that decide the exit status, and
+ * the array dirty while served, clean after. */
 #ifndef STRIPE_SERVED_H
 #define STRIPE_SERVED_H
 

@@ -335,7 +335,8 @@ struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, si
 	return me.w;
 }
 
-/* The write's bytes are in its buffer: no longer incoming.  With mu. */
+/* The write's bytes are in its buffer, or will not come: no longer
+ * incoming, which the writer, perhaps waiting for it, is told.  With mu. */
 static void received(struct writebehind *wb, struct queued_write *w)
 {
 	wb->incoming[w->slot].len = 0;
@@ -348,9 +349,8 @@ void writebehind_queue(struct writebehind *wb, struct queued_write *w)
 	 * so that one taking of mu and one wake-up of the writer do the rest */
 	engineset_hold(wb->es, &w->hold, w->q.off, w->q.len, ROWS_WRITE);
 	pthread_mutex_lock(&wb->mu);
-	wb->incoming[w->slot].len = 0;
 	writeq_push(&wb->queue, &w->q);
-	pthread_cond_signal(&wb->queued);
+	received(wb, w);
 	pthread_mutex_unlock(&wb->mu);
 }
 

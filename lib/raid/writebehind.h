@@ -66,9 +66,9 @@ void writebehind_stop(struct writebehind *wb);
 
 /* A buffer for the write of len bytes at off, once fewer than cfg.depth
  * writes are in flight and every caller that asked before has had one (so
- * a sequential writer's requests queue as runs); NULL when len is more than cfg.write_max.  The
- * caller fills its data, then queues it, or hands it back when the bytes
- * did not come. */
+ * a sequential writer's requests queue as runs); NULL when len is more
+ * than cfg.write_max.  The caller fills its data, then queues it, or hands
+ * it back when the bytes did not come. */
 struct queued_write *writebehind_buffer(struct writebehind *wb, uint64_t off, size_t len);
 void writebehind_queue(struct writebehind *wb, struct queued_write *w);
 void writebehind_cancel(struct writebehind *wb, struct queued_write *w);
